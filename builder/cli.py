@@ -1,9 +1,29 @@
-"""`jiezi` commands of the builder stage (registered by jiezi_cli.py)."""
+"""`jiezi` commands of the builder stages (registered by jiezi_cli.py).
+
+- ``jiezi sources fetch|check``: the source cache (builder/cli_records.py)
+- ``jiezi build records``: paper stages 1-2, records and glyph images (builder/cli_records.py)
+- ``jiezi build``: the whole flow, records -> QA -> JieZi-Dataset + JieZi-Bench (builder/cli_publish.py)
+- ``jiezi audit sample|ingest``: the expert-in-the-loop review sheets (builder/cli_publish.py)
+- ``jiezi publish``: write / push the Hub folders (builder/cli_publish.py)
+"""
 
 from __future__ import annotations
 
 import typer
 
+from builder import cli_publish, cli_records
+
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to the `jiezi` app."""
+    """Add the builder's commands to the `jiezi` app."""
+    build_app = typer.Typer(
+        help="Build records, QA pairs, JieZi-Dataset and JieZi-Bench.",
+        invoke_without_command=True,
+        no_args_is_help=False,
+    )
+    build_app.callback(invoke_without_command=True)(cli_publish.build_all)
+    build_app.command("records")(cli_records.build_records)
+    app.add_typer(build_app, name="build")
+    app.add_typer(cli_records.sources_app, name="sources")
+    app.add_typer(cli_publish.audit_app, name="audit")
+    app.command("publish")(cli_publish.publish)
