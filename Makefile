@@ -10,7 +10,7 @@ OUT ?= out
 JIEZI_SOURCES ?= $(firstword $(wildcard ../shared/sources) $(HOME)/.cache/jiezi/sources)
 export JIEZI_SOURCES
 
-APT_PACKAGES := fonts-noto-cjk fonts-cns11643-kai fonts-cns11643-sung fonts-arphic-ukai \
+APT_PACKAGES := fontconfig fonts-noto-cjk fonts-cns11643-kai fonts-cns11643-sung fonts-arphic-ukai \
 	fonts-arphic-uming fonts-lxgw-wenkai fonts-babelstone-han fonts-hanazono fonts-wqy-zenhei \
 	chromium chromium-driver
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

@@ -1,0 +1,277 @@
+"""Worker side of the glyph-image stage: draw or normalise one image and write its PNG.
+
+Runs in the parent (``workers=1``) or in pool processes; it imports nothing heavier than
+Pillow. Each :class:`Job` knows its image id before any pixel is drawn (a hash of
+everything that determines the pixels), so a job whose PNG already exists is answered by
+reading that file, which makes a rerun resume instead of redrawing. PNGs are written to
+a temporary name and renamed, so a file under its final name is always complete.
+
+Output images: ``size`` x ``size`` pixels, dark ink on a white background; mode ``L``
+(8-bit grey) unless a user image has colour (then ``RGB``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
+
+# Bump when the same input would produce different pixels (changes every image id).
+RENDER_VERSION = "1"
+# zlib level 1: at 128 px it encodes in about half the time of the default level 6 for
+# files ~15 % larger (about 2 KiB a glyph); encoding is a third of the cost of an image.
+PNG_COMPRESS_LEVEL = 1
+# Regular-script renderings: the em square is this share of the canvas, and the ink
+# box of an unusually large glyph is shrunk to leave at least MARGIN of the canvas free.
+EM_SHARE = 0.8
+MARGIN_SHARE = 1 / 16
+# A code point no CJK font maps (plane 16 private use): drawing it gives the .notdef glyph.
+NOTDEF_PROBE = 0x10FFFD
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One image to produce.
+
+    ``kind`` is ``"oracle"`` (``pixels``: grey bytes of a ``rows`` x ``cols`` scan, light
+    strokes on dark), ``"font"`` (draw code point ``codepoint`` with face ``face`` of
+    context design ``design``) or ``"user"`` (normalise the image file ``path``; its id is
+    ``slug`` plus a hash of the file bytes, so it is computed here). ``image_id`` and
+    ``script`` name the output ``images/<script>/<image_id>.png``.
+    """
+
+    kind: str
+    character: str
+    script: str
+    image_id: str = ""
+    pixels: bytes = b""
+    rows: int = 0
+    cols: int = 0
+    design: int = -1
+    face: int = -1
+    codepoint: int = 0
+    path: str = ""
+    slug: str = ""
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What every worker needs: the records directory, the canvas size in pixels, and per
+    design the ``(font file, face index)`` of each face."""
+
+    out_dir: str
+    size: int
+    designs: tuple[tuple[tuple[str, int], ...], ...]
+
+
+# Result of one job: ("ok", relative path, image id, sha256, width, height)
+#                 or ("skip", reason, kind).
+Result = tuple
+
+_CTX: RenderContext | None = None
+_FONTS: dict[tuple[str, int, int], ImageFont.FreeTypeFont] = {}
+_NOTDEF: dict[tuple[str, int, int], bytes | None] = {}
+
+
+def init_worker(ctx: RenderContext) -> None:
+    """Set the process-wide context (pool initializer; also called for ``workers=1``)."""
+    global _CTX
+    _CTX = ctx
+
+
+def make_id(slug: str, *parts: object) -> str:
+    """``"<slug>-<first 16 hex of sha256>"`` over :data:`RENDER_VERSION` and ``parts``."""
+    h = hashlib.sha256(RENDER_VERSION.encode())
+    for part in parts:
+        h.update(b"\0")
+        h.update(part if isinstance(part, bytes) else str(part).encode("utf-8"))
+    return f"{slug}-{h.hexdigest()[:16]}"
+
+
+def rel_path(script: str, image_id: str) -> str:
+    """The image's path relative to the records directory (POSIX separators)."""
+    return f"images/{script}/{image_id}.png"
+
+
+def run_chunk(jobs: list[Job]) -> list[Result]:
+    """Produce every job of ``jobs`` in order; one failing job becomes a ``"skip"`` result."""
+    return [run_job(job) for job in jobs]
+
+
+def run_job(job: Job) -> Result:
+    """Produce one image (or reuse the existing file). Never raises for a bad input."""
+    ctx = _CTX
+    assert ctx is not None, "init_worker() was not called"
+    try:
+        if job.kind == "user":
+            data = Path(job.path).read_bytes()
+            image_id = make_id(job.slug, hashlib.sha256(data).hexdigest(), job.character, job.script, ctx.size)
+        else:
+            data, image_id = b"", job.image_id
+        rel = rel_path(job.script, image_id)
+        dest = Path(ctx.out_dir) / rel
+        if dest.is_file():
+            png = dest.read_bytes()
+        else:
+            if job.kind == "oracle":
+                image = oracle_image(job.pixels, job.cols, job.rows, ctx.size)
+            elif job.kind == "font":
+                path, index = ctx.designs[job.design][job.face]
+                image = font_image(path, index, job.codepoint, ctx.size)
+                if image is None:
+                    return ("skip", f"U+{job.codepoint:04X} draws no ink or the .notdef glyph in face {index} of {path}",
+                            "font-empty-glyph")
+            else:
+                image = user_image(data, ctx.size)
+            png = write_png(image, dest)
+    except FileNotFoundError as exc:
+        return ("skip", f"file not found: {exc.filename}", "glyph-missing-file")
+    except Exception as exc:  # noqa: BLE001 - one bad item must not stop the run
+        # Pillow reports an undecodable, truncated or hostile file with many exception
+        # types (OSError, SyntaxError, ValueError, DecompressionBombError, struct.error...).
+        if job.kind == "user":
+            return ("skip", f"not a decodable image: {type(exc).__name__}: {exc}", "glyph-not-an-image")
+        return ("skip", f"rendering failed: {type(exc).__name__}: {exc}", "glyph-render-error")
+    return ("ok", rel, image_id, hashlib.sha256(png).hexdigest(), ctx.size, ctx.size)
+
+
+def write_png(image: Image.Image, dest: Path) -> bytes:
+    """Encode ``image`` as PNG (no metadata, so the bytes depend on the pixels only) and
+    write it to ``dest`` through a temporary file and a rename. Returns the bytes."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    png = buf.getvalue()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(png)
+    os.replace(tmp, dest)
+    return png
+
+
+def oracle_image(pixels: bytes, width: int, height: int, size: int) -> Image.Image:
+    """An Oracle-MNIST scan as a ``size`` x ``size`` grey image, dark ink on light.
+
+    Upstream stores rubbings as light strokes on a black ground (MNIST convention); they
+    are inverted so every image of the dataset has dark ink on a light background, then
+    upscaled with Lanczos resampling, which keeps the scan's texture and noise without
+    the blockiness of nearest-neighbour.
+    """
+    scan = ImageOps.invert(Image.frombytes("L", (width, height), pixels))
+    return scan.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def _font(path: str, index: int, em: int) -> ImageFont.FreeTypeFont:
+    key = (path, index, em)
+    font = _FONTS.get(key)
+    if font is None:
+        # BASIC layout: one code point needs no shaping, and it is independent of libraqm.
+        font = ImageFont.truetype(path, em, index=index, layout_engine=ImageFont.Layout.BASIC)
+        _FONTS[key] = font
+    return font
+
+
+def _draw_centred(font: ImageFont.FreeTypeFont, text: str, size: int, em: int) -> Image.Image | None:
+    # Rasterise once, white on black, on a scratch canvas large enough for any glyph of
+    # this em size; the ink box found there is then stamped centred on the output.
+    scratch = Image.new("L", (3 * em, 3 * em), 0)
+    ImageDraw.Draw(scratch).text((em, 2 * em), text, font=font, fill=255, anchor="ls")
+    box = scratch.getbbox()
+    if box is None:
+        return None
+    ink = scratch.crop(box)
+    avail = size - 2 * max(1, round(size * MARGIN_SHARE))
+    if ink.width > avail or ink.height > avail:
+        scale = avail / max(ink.width, ink.height)
+        ink = ink.resize((max(1, round(ink.width * scale)), max(1, round(ink.height * scale))),
+                         Image.Resampling.LANCZOS)
+    out = Image.new("L", (size, size), 255)
+    x, y = (size - ink.width) // 2, (size - ink.height) // 2
+    out.paste(0, (x, y, x + ink.width, y + ink.height), mask=ink)
+    return out
+
+
+def font_image(path: str, index: int, codepoint: int, size: int) -> Image.Image | None:
+    """Code point ``codepoint`` drawn with face ``index`` of ``path``: black on white,
+    ``size`` x ``size``, em = :data:`EM_SHARE` of the canvas, ink box centred.
+
+    Returns ``None`` when the glyph has no ink or draws exactly like the face's
+    ``.notdef`` glyph (a guard on top of the caller's cmap check: a cmap entry can still
+    point at an empty or box glyph).
+    """
+    em = round(size * EM_SHARE)
+    font = _font(path, index, em)
+    image = _draw_centred(font, chr(codepoint), size, em)
+    if image is None:
+        return None
+    key = (path, index, size)
+    if key not in _NOTDEF:
+        notdef = _draw_centred(font, chr(NOTDEF_PROBE), size, em)
+        _NOTDEF[key] = notdef.tobytes() if notdef is not None else None
+    if _NOTDEF[key] is not None and image.tobytes() == _NOTDEF[key]:
+        return None
+    return image
+
+
+def notdef_image(path: str, index: int, size: int) -> Image.Image | None:
+    """The face's ``.notdef`` glyph drawn the way :func:`font_image` draws characters
+    (``None`` when it is empty). Tests compare renderings against it."""
+    em = round(size * EM_SHARE)
+    return _draw_centred(_font(path, index, em), chr(NOTDEF_PROBE), size, em)
+
+
+def _to_8bit(image: Image.Image) -> Image.Image:
+    # 16-bit / 32-bit / float grey: stretch the range the image uses onto 0..255.
+    grey = image if image.mode == "F" else image.convert("F")
+    lo, hi = grey.getextrema()
+    if hi <= lo:
+        return Image.new("L", image.size, 255)
+    scale = 255.0 / (hi - lo)
+    return grey.point(lambda v: v * scale - lo * scale).convert("L")
+
+
+def _flatten(image: Image.Image) -> Image.Image:
+    """Any Pillow mode -> ``L`` or ``RGB``, transparency composited on white."""
+    if image.mode in ("I", "I;16", "I;16B", "I;16L", "I;16N", "F"):
+        image = _to_8bit(image)
+    if image.mode == "1":
+        image = image.convert("L")
+    if image.mode in ("P", "PA", "LA", "La") or "transparency" in image.info:
+        image = image.convert("RGBA")
+    if image.mode in ("RGBA", "RGBa"):
+        white = Image.new("RGBA", image.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(white, image.convert("RGBA")).convert("RGB")
+    if image.mode not in ("L", "RGB"):
+        image = image.convert("RGB")  # CMYK, YCbCr, LAB, HSV
+    if image.mode == "RGB":
+        r, g, b = image.split()
+        if ImageChops.difference(r, g).getbbox() is None and ImageChops.difference(g, b).getbbox() is None:
+            image = r  # grey pixels stored as RGB: keep one channel
+    return image
+
+
+def user_image(data: bytes, size: int) -> Image.Image:
+    """A user's glyph image file (bytes of any format Pillow reads) as a ``size`` x
+    ``size`` image: EXIF orientation applied, first frame of an animation, transparency
+    composited on white, scaled with Lanczos so its longer side is ``size`` (aspect
+    kept) and centred on white. Mode ``L`` when the image has no colour, else ``RGB``.
+
+    Raises ``OSError`` / ``SyntaxError`` / ``ValueError`` (from Pillow) when the bytes are
+    not a decodable image.
+    """
+    with Image.open(io.BytesIO(data)) as src:
+        if src.format == "JPEG":
+            src.draft(src.mode, (size, size))  # decode big JPEGs at a reduced scale
+        src.load()
+        image = ImageOps.exif_transpose(src)
+        image = _flatten(image)
+    scale = size / max(image.width, image.height)
+    new = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    if new != image.size:
+        image = image.resize(new, Image.Resampling.LANCZOS)
+    out = Image.new(image.mode, (size, size), 255 if image.mode == "L" else (255, 255, 255))
+    out.paste(image, ((size - image.width) // 2, (size - image.height) // 2))
+    return out
