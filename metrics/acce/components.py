@@ -1,0 +1,600 @@
+"""Component answers (COMR / COMF / COMI / COME): parsing, one-to-one matching, P/R/F1.
+
+The four component subtasks share one question ("list every component with its function,
+interpretation and evolution type"); one answer is parsed once into ``Component`` records
+and scored on the four metrics (ACCE.md section 2):
+
+- names are compared by ``normalize.component_key`` (whitespace removed, NFKC, OpenCC t2s,
+  radical alias table);
+- exact matches are paired first; the remaining names are paired one-to-one by normalised
+  Levenshtein similarity >= 0.8, choosing the pairing with the most pairs, then the highest
+  total similarity (ties: the lexicographically smallest sorted list of name pairs, as in
+  the reference code);
+- with P = x / predicted and R = x / gold: COMR takes x = pairs, COMF the pairs whose
+  function sets are equal, COME the pairs whose evolution types are equal, COMI the sum of
+  the BERTScore F1 of the paired interpretations; each is the F1 of its P and R.
+
+A component named twice in one answer counts once (its first description is kept): the
+reference code holds components in a mapping keyed by name.
+
+Accepted answer layouts, tried in this order: JSON (bare, inside ```json fences, or the first
+JSON object/array in the text; list of objects, ``{"components": [...]}``, or name ->
+attributes); the official JieZi layout ``1. 构件X：功能=表意；演变类型=保留；解释=...``;
+markdown tables; markdown / numbered lists; plain prose (``从水，工声``, ``形旁为氵，声旁为工``,
+``由A和B组成``, "semantic component 氵").
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+
+from .extract import extract_evolution, extract_functions, strip_attribute_labels
+from .normalize import COMPONENT_CHARS, component_key, normalize_text, similarity
+
+SIMILARITY_THRESHOLD = 0.8  # ACCE.md section 2
+# Exhaustive pairing search visits at most this many states; beyond it (only possible for
+# answers listing dozens of long, mutually similar names) a greedy pairing is used.
+_SEARCH_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class Component:
+    """One component of a character as stated by an answer or a reference.
+
+    ``name``: the name as written (NFKC, t2s, no whitespace); ``functions``: subset of
+    {表意, 表音, 符号} (empty when not stated); ``interpretation``: free text ("" when not
+    stated); ``evolution_type``: one of 保留 / 讹变 / 简化 / 繁化 / 区别, or None.
+    """
+
+    name: str
+    functions: frozenset[str] = field(default_factory=frozenset)
+    interpretation: str = ""
+    evolution_type: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Matching key (``normalize.component_key`` of the name)."""
+        return component_key(self.name)
+
+    def to_dict(self) -> dict:
+        """The ``answer_struct`` form: ``{"name", "functions", "interpretation", "evolution_type"}``."""
+        return {
+            "name": self.name,
+            "functions": sorted(self.functions),
+            "interpretation": self.interpretation,
+            "evolution_type": self.evolution_type,
+        }
+
+
+# ------------------------------------------------------------------------------ names
+_NAME_RUN = re.compile(f"{COMPONENT_CHARS}+")
+_WRAP = re.compile(r"^[\s*_`\"'「『《【\[(（]+|[\s*_`\"'」』》】\])）:：,，;；。.]+$")
+_QUOTES = re.compile(r"^[\s*_`\"'「『《【\[]+|[\s*_`\"'」』》】\]:：,，;；。.]+$")
+_PAREN = re.compile(r"^(.+?)\s*[(（]\s*(.*?)\s*[)）]$")
+_SIDE = re.compile(r"^(?:左|右)(?:耳|侧|边|旁)?$")
+_NAME_PREFIX = re.compile(r"^(?:构件|部件|组件|名称|component|name)\s*[:：=]?\s*", re.I)
+
+
+def clean_name(raw: object) -> str | None:
+    """A component name from a raw field or list head, or None if it does not look like one.
+
+    Strips markdown, quotes and a ``构件`` prefix; ``"氵(水)"`` -> ``"氵"``, ``"(水)"`` ->
+    ``"水"``, ``"阝(左)"`` keeps its side (the alias table needs it). Names longer than 12
+    characters or without any CJK character, radical, stroke or IDC are rejected.
+    """
+    if raw is None:
+        return None
+    name = re.sub(r"\s+", "", normalize_text(str(raw)))
+    name = _NAME_PREFIX.sub("", _QUOTES.sub("", name))
+    name = _QUOTES.sub("", name)
+    paren = _PAREN.match(name)
+    if paren:
+        outer, inner = paren.group(1), paren.group(2)
+        if outer == "阝" and _SIDE.match(inner):
+            return f"阝({inner[0]})"
+        elif _NAME_RUN.search(outer):
+            name = outer
+        else:
+            name = inner
+    name = _WRAP.sub("", name)
+    if not name or len(name) > 12 or not _NAME_RUN.search(name):
+        return None
+    return name
+
+
+# ------------------------------------------------------------------------------- JSON
+_LIST_KEYS = {"components", "component", "构件", "构件列表", "构件分析", "部件", "parts", "组件"}
+_NAME_KEYS = {"name", "component", "构件", "构件名", "构件名称", "名称", "部件", "part", "组件", "char"}
+_FUNC_KEYS = {"functions", "function", "功能", "作用", "role", "roles", "构件功能", "功能类型"}
+_INTERP_KEYS = {"interpretation", "explanation", "解释", "说明", "释义", "含义", "description", "构件解释",
+                "note", "notes", "analysis", "分析", "meaning"}
+_EVO_KEYS = {"evolution_type", "evolution", "演变类型", "演变", "evolutiontype", "构件演变", "change", "变化", "演变方式"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _norm_key(key: object) -> str:
+    return re.sub(r"[\s_\-]+", "", normalize_text(str(key))).lower()
+
+
+_LIST_KEYS, _NAME_KEYS, _FUNC_KEYS, _INTERP_KEYS, _EVO_KEYS = (
+    frozenset(_norm_key(k) for k in keys) for keys in (_LIST_KEYS, _NAME_KEYS, _FUNC_KEYS, _INTERP_KEYS, _EVO_KEYS)
+)
+
+
+def _pick(d: dict, keys: frozenset[str]):
+    for k, v in d.items():
+        if _norm_key(k) in keys:
+            return v
+    return None
+
+
+def _as_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "；".join(_as_text(v) for v in value)
+    return str(value)
+
+
+def component_from_dict(d: dict, *, name: object = None) -> Component | None:
+    """Build a ``Component`` from one JSON object (keys in English or Chinese; see module doc)."""
+    name = clean_name(name if name is not None else _pick(d, _NAME_KEYS))
+    if name is None:
+        return None
+    functions = _pick(d, _FUNC_KEYS)
+    evolution = _pick(d, _EVO_KEYS)
+    interp = _pick(d, _INTERP_KEYS)
+    return Component(
+        name=name,
+        functions=extract_functions(_as_text(functions)) if functions is not None else frozenset(),
+        interpretation=normalize_text(_as_text(interp), keep_lines=False),
+        evolution_type=extract_evolution(_as_text(evolution)) if evolution is not None else None,
+    )
+
+
+def components_from_json(obj: object) -> list[Component]:
+    """Components from a decoded JSON value (list of objects, wrapper object, name -> attributes)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if _norm_key(k) in _LIST_KEYS and isinstance(v, (list, dict)):
+                return components_from_json(v)
+        if _pick(obj, _NAME_KEYS) is not None and not isinstance(_pick(obj, _NAME_KEYS), (dict, list)):
+            comp = component_from_dict(obj)
+            return [comp] if comp else []
+        out = []
+        for k, v in obj.items():
+            if isinstance(v, dict):
+                comp = component_from_dict(v, name=k)
+            elif isinstance(v, (str, list)):
+                comp = _component_from_text(str(k), _as_text(v))
+            else:
+                comp = None
+            if comp:
+                out.append(comp)
+        return out
+    if isinstance(obj, list):
+        out = []
+        for item in obj:
+            if isinstance(item, dict):
+                comp = component_from_dict(item)
+            elif isinstance(item, str):
+                comp = _item_component(normalize_text(item))
+            else:
+                comp = None
+            if comp:
+                out.append(comp)
+        return out
+    return []
+
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.S)
+
+
+def _json_values(text: str):
+    for m in _FENCE.finditer(text):
+        yield m.group(1).strip()
+    yield text.strip()
+    decoder = json.JSONDecoder()
+    tries = 0
+    for m in re.finditer(r"[\[{]", text):
+        tries += 1
+        if tries > 30:
+            break
+        try:
+            value, _ = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        yield value
+
+
+def _parse_json(text: str) -> list[Component]:
+    for candidate in _json_values(text):
+        if isinstance(candidate, str):
+            if not candidate or candidate[0] not in "[{":
+                continue
+            try:
+                candidate = json.loads(candidate)
+            except ValueError:
+                continue
+        comps = components_from_json(candidate)
+        if comps:
+            return comps
+    return []
+
+
+# ---------------------------------------------------------------------- text layouts
+_FIELD = re.compile(
+    r"(?P<f>功能|作用|function|role)\s*(?:[=:：]|为|是)|(?P<e>演变类型|演变|evolution(?:\s*type)?)\s*(?:[=:：]|为|是)|"
+    r"(?P<i>解释|说明|释义|构字解释|interpretation|explanation)\s*(?:[=:：]|为)",
+    re.I,
+)
+_SEGMENT_SPLIT = re.compile(r"[;；,，、。/|]")
+_LABEL_WORDS = re.compile(r"功能|作用|演变类型|演变|类型|构件|部件|偏旁|function|role|evolution|type|component|[=:：\s()（）.\-]",
+                          re.I)
+
+
+def _describe(name: str, desc: str) -> Component:
+    """Component ``name`` with attributes read from its description text."""
+    fields = list(_FIELD.finditer(desc))
+    if fields:
+        values: dict[str, str] = {}
+        for idx, m in enumerate(fields):
+            end = fields[idx + 1].start() if idx + 1 < len(fields) else len(desc)
+            kind = next(k for k in ("f", "e", "i") if m.group(k))
+            values.setdefault(kind, desc[m.end():end].strip(" ;；,，。.\n"))
+        return Component(
+            name=name,
+            functions=extract_functions(values.get("f", "")),
+            interpretation=normalize_text(values.get("i", ""), keep_lines=False),
+            evolution_type=extract_evolution(values["e"]) if "e" in values else None,
+        )
+    # No labelled fields: short segments that only name a function / evolution type are
+    # attributes; the rest is the interpretation.
+    functions: set[str] = set()
+    evolution = None
+    rest = []
+    for seg in _SEGMENT_SPLIT.split(desc):
+        seg = seg.strip()
+        if not seg:
+            continue
+        f = extract_functions(seg)
+        e = extract_evolution(seg)
+        if (f or e) and len(_LABEL_WORDS.sub("", strip_attribute_labels(seg))) <= 3:
+            functions |= f
+            evolution = evolution or e
+        else:
+            functions |= f if len(seg) <= 14 else frozenset()
+            rest.append(seg)
+    if evolution is None:
+        evolution = extract_evolution(desc)
+    if not functions:
+        functions = set(extract_functions(desc))
+    return Component(name, frozenset(functions), normalize_text("，".join(rest), keep_lines=False), evolution)
+
+
+def _component_from_text(name: object, desc: str) -> Component | None:
+    clean = clean_name(name)
+    return _describe(clean, normalize_text(desc)) if clean else None
+
+
+# official JieZi layout: "1. 构件人：功能=表意；演变类型=保留；解释=..."
+_OFFICIAL = re.compile(
+    rf"(?:^|(?<=[\n;；。]))\s*(?:\d+\s*[.、)]\s*)?构件\s*(?!(?:[一二三四五六七八九十]+|\d+)\s*[:：.、](?!\s*(?:功能|作用|演变|解释|说明)))"
+    rf"[「\"'《(]?\s*(?P<name>{COMPONENT_CHARS}{{1,8}}(?:\([左右]\))?)"
+    rf"\s*[」\"'》)]?\s*[:：]"
+    # or a numbered heading: "**构件一：氵**" / "### 构件2: 工"
+    rf"|(?:^|(?<=\n))[\s*#>\-]*构件\s*(?:[一二三四五六七八九十]+|\d+)\s*[:：.、]\s*[*「\"'《]*\s*"
+    rf"(?P<name2>{COMPONENT_CHARS}{{1,8}}(?:\([左右]\))?)[^\n]*"
+)
+
+
+def _parse_official(text: str) -> list[Component]:
+    heads = list(_OFFICIAL.finditer(text))
+    out = []
+    for idx, m in enumerate(heads):
+        end = heads[idx + 1].start() if idx + 1 < len(heads) else len(text)
+        name = clean_name(m.group("name") or m.group("name2"))
+        if name:
+            out.append(_describe(name, text[m.end():end]))
+    return out
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+
+
+def _parse_table(text: str) -> list[Component]:
+    rows = [m.group(1) for line in text.split("\n") if (m := _TABLE_ROW.match(line))]
+    if len(rows) < 2:
+        return []
+    cells = [[c.strip() for c in row.split("|")] for row in rows]
+    header = [c.lower() for c in cells[0]]
+
+    def col(words: tuple[str, ...]) -> int | None:
+        for i, h in enumerate(header):
+            if any(w in h for w in words):
+                return i
+        return None
+
+    c_name = col(("构件", "部件", "名称", "组件", "component", "name", "part"))
+    c_func = col(("功能", "作用", "function", "role"))
+    c_evo = col(("演变", "evolution"))
+    c_int = col(("解释", "说明", "释义", "interpretation", "explanation", "meaning", "note"))
+    if c_name is None:
+        return []
+    out = []
+    for row in cells[1:]:
+        if all(re.fullmatch(r":?-{2,}:?|", c) for c in row):
+            continue
+
+        def get(i: int | None, row: list[str] = row) -> str:
+            return row[i] if i is not None and i < len(row) else ""
+
+        name = clean_name(get(c_name))
+        if not name:
+            continue
+        out.append(Component(
+            name=name,
+            functions=extract_functions(get(c_func)),
+            interpretation=normalize_text(get(c_int), keep_lines=False),
+            evolution_type=extract_evolution(get(c_evo)) if get(c_evo) else None,
+        ))
+    return out
+
+
+_ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*+•·]|\d{1,2}\s*[.、)）]|[(（]\d{1,2}[)）]|[①-⑳])\s*(?P<body>.+)$")
+_HEAD_SPLIT = re.compile(r"\s*(?:[:：=]|\s[-–—]\s|——|—)\s*")
+_LABELLED_NAME = re.compile(rf"(?:构件|部件|名称|component|name)\s*[:：=]\s*[*「\"'《]*\s*({COMPONENT_CHARS}{{1,8}}(?:[(（][左右][)）])?)", re.I)
+
+
+def _item_component(body: str) -> Component | None:
+    body = re.sub(r"\*\*|__|`", "", body).strip()
+    labelled = _LABELLED_NAME.search(body)
+    if labelled:
+        name = clean_name(labelled.group(1))
+        desc = body[:labelled.start()] + body[labelled.end():]
+        return _describe(name, desc) if name else None
+    parts = _HEAD_SPLIT.split(body, maxsplit=1)
+    head = parts[0]
+    desc = parts[1] if len(parts) > 1 else ""
+    name = clean_name(head)
+    if name is None:
+        # "water radical 氵 (semantic)": the first run of CJK characters in the head.
+        run = _NAME_RUN.search(head)
+        if run is None or len(run.group()) > 8:
+            return None
+        name = clean_name(run.group())
+        desc = head[run.end():] + " " + desc
+        if name is None:
+            return None
+    elif len(parts) == 1:
+        # "氵（表意，保留）象水流" : a name with its description glued on.
+        bare = _NAME_PREFIX.sub("", head.strip())
+        m = re.match(rf"^[*「\"'《]*({COMPONENT_CHARS}{{1,4}}(?:[(（][左右][)）])?)[」\"'》]*\s*(.*)$", bare)
+        if m and m.group(2):
+            name = clean_name(m.group(1))
+            # a parenthesised gloss of the name ("氵（三点水）") is not a description
+            desc = re.sub(r"^[(（][^)）]{1,8}[)）]", "", m.group(2))
+    return _describe(name, desc) if name else None
+
+
+def _parse_list(text: str) -> list[Component]:
+    lines = text.split("\n")
+    items = [m for line in lines if (m := _ITEM.match(line))]
+    if not items:
+        return []
+    top = min(len(m.group("indent")) for m in items)
+    blocks: list[list[str]] = []
+    for line in lines:
+        m = _ITEM.match(line)
+        if m and len(m.group("indent")) == top:
+            blocks.append([m.group("body")])
+        elif blocks and line.strip():
+            blocks[-1].append(re.sub(r"^\s*(?:[-*+•·]|\d{1,2}\s*[.、)）])\s*", "", line))
+    out = []
+    for block in blocks:
+        comp = _item_component(block[0])
+        if comp is None:
+            continue
+        if len(block) > 1:
+            extra = _describe(comp.name, "；".join(block[1:]))
+            comp = Component(
+                comp.name,
+                comp.functions | extra.functions,
+                "，".join(x for x in (comp.interpretation, extra.interpretation) if x),
+                comp.evolution_type or extra.evolution_type,
+            )
+        out.append(comp)
+    return out
+
+
+_ONE = COMPONENT_CHARS
+_PROSE_PATTERNS = (
+    # Shuowen style: 从X / 从X省 (semantic), X声 / X省声 (phonetic), X亦声 (both)
+    (re.compile(rf"从({_ONE})(?=[,，、。;；\s从省声会以]|$)"), frozenset({"表意"})),
+    (re.compile(rf"(?:^|(?<=[,，、。;；\s]))({_ONE})(?:省)?声(?!符|旁)"), frozenset({"表音"})),
+    (re.compile(rf"({_ONE})亦声"), frozenset({"表意", "表音"})),
+    (re.compile(rf"(?:形旁|形符|意符|义符|意旁|义旁)\s*(?:为|是|[:：=])?\s*[「\"'《]?({_ONE}{{1,3}}?)[」\"'》]?(?=[,，、。;；\s)）]|$)"),
+     frozenset({"表意"})),
+    (re.compile(rf"(?:声旁|声符|音符)\s*(?:为|是|[:：=])?\s*[「\"'《]?({_ONE}{{1,3}}?)[」\"'》]?(?=[,，、。;；\s)）]|$)"),
+     frozenset({"表音"})),
+    (re.compile(rf"(?:semantic|meaning|signific)\w*\s+(?:component|element|radical|part|indicator)\s*(?:is\s+)?[\"'「(]?({_ONE}{{1,3}})", re.I),
+     frozenset({"表意"})),
+    (re.compile(rf"(?:phonetic|sound)\w*\s+(?:component|element|part|indicator)\s*(?:is\s+)?[\"'「(]?({_ONE}{{1,3}})", re.I),
+     frozenset({"表音"})),
+    (re.compile(rf"({_ONE}{{1,3}})\s*[(（]\s*(?:semantic|meaning)", re.I), frozenset({"表意"})),
+    (re.compile(rf"({_ONE}{{1,3}})\s*[(（]\s*(?:phonetic|sound)", re.I), frozenset({"表音"})),
+)
+_CONG_SHENG = re.compile(rf"从({_ONE})({_ONE})(?:省)?声(?!符|旁)")
+_MADE_OF = re.compile(r"由(.{1,24}?)(?:[两二三四几]个?)?(?:部分|构件|部件|偏旁)?(?:组成|构成|组合而成|合成)")
+_LISTED = re.compile(r"(?:组成|构成|构件(?:有|是|为|包括)|components? (?:are|is))\s*[:：]\s*(.{1,40}?)(?:[。;；\n]|$)", re.I)
+_MADE_OF_EN = re.compile(r"(?:consists of|composed of|made up of|components? (?:are|is))\s+(.{1,80}?)(?:[.。;]|$)", re.I)
+
+
+# "「亠」承担表意功能，象粮仓的顶部；" (the official long-answer layout), "水表意，工表音",
+# "異兼表声": a name, then its function; the text up to the next such head or the end of the
+# sentence is its interpretation.
+_ROLE = re.compile(
+    rf"(?:^|(?<=[\s,，、。;；:：(（]))[「\"'《]?(?P<name>{_ONE}{{1,4}}?)[」\"'》]?\s*"
+    rf"(?:承担|起|具有|表示|作|兼|亦|也)?\s*(?P<f>表意|表义|表音|表声|示音|符号|记号)"
+    rf"(?:兼(?P<f2>表意|表义|表音|表声))?(?:的)?(?:功能|作用)?"
+)
+# counting words and layout words that a "由A和B组成" sentence may put where names go
+_NOT_A_NAME = re.compile(r"^(?:[一二两三四五六七八九十几多]+个?|部分|构件|部件|偏旁|以下|如下|上下|左右|内外)$")
+
+
+def _parse_prose(text: str) -> list[Component]:
+    found: dict[str, tuple[int, set[str], str]] = {}
+
+    def note(name: str | None, pos: int, functions: frozenset[str] | set[str], interp: str = "") -> None:
+        if not name or _NOT_A_NAME.match(name):
+            return
+        old_pos, old_fs, old_interp = found.get(name, (pos, set(), ""))
+        found[name] = (min(old_pos, pos), old_fs | set(functions), old_interp or interp)
+
+    heads = list(_ROLE.finditer(text))
+    for k, m in enumerate(heads):
+        functions = extract_functions(m.group("f"))
+        if m.group("f2"):
+            functions |= extract_functions(m.group("f2"))
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+        interp = re.split(r"[;；。\n]", text[m.end():end], maxsplit=1)[0].strip(" ,，:：")
+        note(clean_name(m.group("name")), m.start(), functions, interp)
+    for m in _CONG_SHENG.finditer(text):  # Shuowen's glued "从水工声"
+        note(clean_name(m.group(1)), m.start(1), {"表意"})
+        note(clean_name(m.group(2)), m.start(2), {"表音"})
+    for regex, functions in _PROSE_PATTERNS:
+        for m in regex.finditer(text):
+            note(clean_name(m.group(1)), m.start(), functions)
+    for regex in (_MADE_OF, _LISTED, _MADE_OF_EN):
+        for m in regex.finditer(text):
+            for piece in re.split(r"[和与及、,，+]|\band\b", m.group(1)):
+                for run in _NAME_RUN.findall(piece):
+                    name = clean_name(run)
+                    if name and len(name) <= 4 and name not in found:
+                        note(name, m.start(1) + m.group(1).find(run), set())
+    ordered = sorted(found.items(), key=lambda kv: kv[1][0])
+    return [Component(name, frozenset(fs), normalize_text(interp, keep_lines=False))
+            for name, (_, fs, interp) in ordered]
+
+
+def parse_components(text: str | None) -> list[Component] | None:
+    """Parse a component answer into a list of ``Component`` (first mention of a name wins).
+
+    Returns None when the text holds no recognisable component (an unparseable answer).
+    """
+    if not text or not str(text).strip():
+        return None
+    raw = str(text)
+    comps = _parse_json(raw)
+    if not comps:
+        norm = normalize_text(raw)
+        comps = _parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm) or _parse_prose(norm)
+    return dedupe(comps) or None
+
+
+def dedupe(components: list[Component]) -> list[Component]:
+    """Drop repeated names (same name after whitespace removal), keeping the first."""
+    seen: set[str] = set()
+    out = []
+    for comp in components:
+        if comp.name not in seen:
+            seen.add(comp.name)
+            out.append(comp)
+    return out
+
+
+# -------------------------------------------------------------------------- matching
+def match_components(gold: list[Component], pred: list[Component],
+                     threshold: float = SIMILARITY_THRESHOLD) -> list[tuple[int, int, float]]:
+    """One-to-one pairs ``(gold index, pred index, similarity)`` (ACCE.md section 2).
+
+    Exact matches of ``component_key`` first (names in sorted order, as the reference code
+    does); then, among the rest, the pairing with similarity >= ``threshold`` that has the
+    most pairs, then the highest total similarity, then the smallest sorted name pairs.
+    """
+    g_order = sorted(range(len(gold)), key=lambda i: gold[i].name)
+    p_order = sorted(range(len(pred)), key=lambda j: pred[j].name)
+    g_keys = {i: gold[i].key for i in g_order}
+    p_keys = {j: pred[j].key for j in p_order}
+    buckets: dict[str, list[int]] = {}
+    for j in p_order:
+        buckets.setdefault(p_keys[j], []).append(j)
+    pairs: list[tuple[int, int, float]] = []
+    left_gold = []
+    for i in g_order:
+        bucket = buckets.get(g_keys[i])
+        if bucket:
+            pairs.append((i, bucket.pop(0), 1.0))
+        else:
+            left_gold.append(i)
+    used = {j for _, j, _ in pairs}
+    left_pred = [j for j in p_order if j not in used]
+    candidates: dict[int, list[tuple[int, float]]] = {}
+    for i in left_gold:
+        opts = [(j, s) for j in left_pred if (s := similarity(p_keys[j], g_keys[i])) >= threshold]
+        if opts:
+            candidates[i] = sorted(opts, key=lambda o: (-o[1], pred[o[0]].name))
+    if candidates:
+        pairs.extend(_best_pairing(gold, pred, [i for i in left_gold if i in candidates], candidates))
+    return sorted(pairs)
+
+
+def _best_pairing(gold, pred, order, candidates):
+    best: dict = {"count": -1, "score": -1.0, "key": None, "pairs": []}
+    visits = 0
+
+    def key_of(current):
+        return tuple(sorted((gold[i].name, pred[j].name) for i, j, _ in current))
+
+    def dfs(idx, used, current, score):
+        nonlocal visits
+        visits += 1
+        if visits > _SEARCH_LIMIT:
+            raise _SearchTooLarge
+        if len(current) + (len(order) - idx) < best["count"]:
+            return
+        if idx == len(order):
+            count = len(current)
+            if (count > best["count"] or (count == best["count"] and score > best["score"] + 1e-12)
+                    or (count == best["count"] and abs(score - best["score"]) <= 1e-12
+                        and (best["key"] is None or key_of(current) < best["key"]))):
+                best.update(count=count, score=score, key=key_of(current), pairs=list(current))
+            return
+        i = order[idx]
+        dfs(idx + 1, used, current, score)
+        for j, s in candidates[i]:
+            if j not in used:
+                used.add(j)
+                current.append((i, j, s))
+                dfs(idx + 1, used, current, score + s)
+                current.pop()
+                used.discard(j)
+
+    try:
+        dfs(0, set(), [], 0.0)
+    except _SearchTooLarge:
+        edges = sorted(((s, gold[i].name, pred[j].name, i, j) for i in order for j, s in candidates[i]),
+                       key=lambda e: (-e[0], e[1], e[2]))
+        taken_g, taken_p, greedy = set(), set(), []
+        for s, _, _, i, j in edges:
+            if i not in taken_g and j not in taken_p:
+                taken_g.add(i)
+                taken_p.add(j)
+                greedy.append((i, j, s))
+        return greedy
+    return best["pairs"]
+
+
+class _SearchTooLarge(Exception):
+    pass
+
+
+def f1_from_counts(correct: float, n_pred: int, n_gold: int) -> float:
+    """F1 of P = correct / n_pred and R = correct / n_gold, in [0, 1] (0 when undefined)."""
+    if n_pred <= 0 or n_gold <= 0 or correct <= 0:
+        return 0.0
+    p, r = correct / n_pred, correct / n_gold
+    return 2 * p * r / (p + r)

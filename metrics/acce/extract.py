@@ -1,0 +1,404 @@
+"""Reduce a free-text answer (Chinese or English) to an ACCE label.
+
+ACCE.md section 2: categorical answers are compared after normalisation, and a free-text
+answer is reduced to a label by extraction; there is never a random fallback, and an answer
+from which no label can be read is ``None`` (scored 0 and counted as unparseable).
+
+Every extractor works on ``normalize.normalize_text`` output (NFKC, OpenCC t2s), so
+traditional spellings (形聲, 會意, 篆書) need no patterns of their own. A label mention is
+skipped when a negation governs it in the same clause (不是形声字, 并非象形, "not a
+pictograph", "rather than a pictograph"), unless a contrast re-opens the clause
+(不是形声字而是会意字 -> 会意). When several labels are mentioned, the one the answer
+asserts wins: a mention introduced by a cue (是 / 为 / 属于 / 造字法： / "is a") before a bare
+one, the earliest before later ones.
+
+The extractors are pure and cached (labels such as 表意 / 保留 recur in every reference).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from .labels import IDC_ARITY
+from .normalize import HAN, IDC_CHARS, normalize_text
+
+# --------------------------------------------------------------------------- synonyms
+# canonical label -> regex alternatives (matched case-insensitively on normalised text).
+# Labels outside the ACCE set (行书) are listed so that such an answer counts as answered
+# (and wrong), not as unparseable.
+SCRIPT_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "甲骨文": (r"甲骨文", r"甲骨", r"卜辞", r"契文", r"殷墟文字", r"龟甲兽骨文字?",
+              r"oracle[- ]?bones?(?:[- ](?:scripts?|inscriptions?|characters?|writing))?",
+              r"\bobi\b", r"jiaguwen"),
+    "金文": (r"金文", r"钟鼎文", r"青铜器?铭文", r"彝铭", r"bronze(?:[- ]?ware)?(?:[- ](?:scripts?|inscriptions?|characters?))?",
+            r"jinwen"),
+    "战国文字": (r"战国(?:时期|时代)?(?:的)?文字", r"六国文字", r"简帛文字", r"楚简文字?", r"楚系文字",
+             r"古文(?!字)", r"warring[- ]states?(?:[- ](?:scripts?|characters?|writing))?"),
+    "篆书": (r"篆书", r"篆文", r"小篆", r"大篆", r"籀文", r"秦篆", r"篆体", r"篆字",
+            r"(?:small|large|great|lesser)?[- ]?seal[- ](?:scripts?|characters?)", r"small[- ]seal", r"zhuanshu"),
+    "隶书": (r"隶书", r"隶体", r"秦隶", r"汉隶", r"古隶", r"八分书?", r"隶字",
+            r"clerical(?:[- ]scripts?)?", r"official[- ]scripts?", r"lishu"),
+    "楷书": (r"楷书", r"楷体", r"正楷", r"真书", r"正书", r"今隶", r"楷字",
+            r"regular[- ]scripts?", r"standard[- ]scripts?", r"kaishu"),
+    "草书": (r"草书", r"章草", r"今草", r"狂草", r"草体", r"行草", r"cursive(?:[- ]scripts?)?",
+            r"grass[- ]scripts?", r"caoshu"),
+    "简体": (r"简体字?", r"简化字", r"simplified(?:[- ](?:chinese|scripts?|characters?|forms?))?"),
+    "行书": (r"行书", r"行楷", r"running[- ]scripts?", r"semi[- ]cursive(?:[- ]scripts?)?", r"xingshu"),
+}
+# Whole-answer abbreviations: too ambiguous inside running text (金属, 篆刻 ...).
+SCRIPT_SHORT: dict[str, str] = {"篆": "篆书", "隶": "隶书", "楷": "楷书", "草": "草书", "金": "金文",
+                                "甲": "甲骨文", "古": "战国文字", "简": "简体", "行": "行书"}
+
+_LR = r"(?:结构|结合|组合|组成|排列|布局|分布|型|式|两部分|两个部分|并列|构成)"
+STRUCTURE_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "⿰": (r"左右" + _LR, r"左右(?=[,。;.!]|$)", r"left[- ]?(?:to[- ])?right", r"side[- ]by[- ]side",
+          r"horizontal(?:ly)?[- ](?:structure|composition|arrangement|layout|compound)"),
+    "⿱": (r"上下" + _LR, r"上下(?=[,。;.!]|$)", r"品字形?" + _LR + "?", r"top[- ]?(?:to[- ])?(?:bottom|down)",
+          r"up[- ]?(?:to[- ])?down", r"upper[- ]lower",
+          r"vertical(?:ly)?[- ](?:structure|composition|arrangement|layout|stack(?:ed|ing)?|compound)"),
+    "⿲": (r"左中右" + _LR + "?", r"left[- ]middle[- ]right", r"left[- ]center[- ]right"),
+    "⿳": (r"上中下" + _LR + "?", r"top[- ]middle[- ]bottom", r"upper[- ]middle[- ]lower"),
+    "⿴": (r"全包围?" + _LR + "?", r"四面包围" + _LR + "?", r"全封闭" + _LR + "?",
+          r"full(?:y)?[- ]?(?:surround(?:ed|ing)?|enclos(?:ed|ure|ing))", r"(?:completely|fully) enclosed"),
+    "⿵": (r"上三包围?" + _LR + "?", r"上包下" + _LR + "?", r"上方包围" + _LR + "?", r"(?<!左|右)上包围" + _LR + "?",
+          r"surround(?:ed|ing)? from (?:the )?(?:above|top)", r"three[- ]sided surround(?:ing)? from (?:the )?(?:above|top)"),
+    "⿶": (r"下三包围?" + _LR + "?", r"下包上" + _LR + "?", r"下方包围" + _LR + "?", r"(?<!左|右)下包围" + _LR + "?",
+          r"surround(?:ed|ing)? from (?:the )?(?:below|bottom)"),
+    "⿷": (r"左三包围?" + _LR + "?", r"左包右" + _LR + "?", r"左方包围" + _LR + "?", r"左包围" + _LR + "?",
+          r"surround(?:ed|ing)? from (?:the )?left"),
+    "⿸": (r"左上包围?" + _LR + "?", r"左上包右下" + _LR + "?", r"surround(?:ed|ing)? from (?:the )?upper[- ]left"),
+    "⿹": (r"右上包围?" + _LR + "?", r"右上包左下" + _LR + "?", r"surround(?:ed|ing)? from (?:the )?upper[- ]right"),
+    "⿺": (r"左下包围?" + _LR + "?", r"左下包右上" + _LR + "?", r"surround(?:ed|ing)? from (?:the )?lower[- ]left"),
+    "⿻": (r"镶嵌" + _LR + "?", r"穿插" + _LR, r"交叉" + _LR, r"重叠" + _LR, r"叠置" + _LR + "?",
+          r"overlaid", r"overlapp?(?:ed|ing)(?:[- ](?:structure|components?))?", r"interlock(?:ed|ing)"),
+    "独体": (r"独体(?:字|结构|字结构)?", r"单体(?:字|结构)", r"单一结构", r"不可(?:再)?(?:拆|分)(?:分|解)",
+           r"single[- ](?:component|element|unit)s?", r"non[- ]?compound", r"indivisible", r"simple character"),
+    # Answers that name a structure family but no ACCE label: answered (and wrong), not unparseable.
+    "半包围": (r"半包围" + _LR + "?", r"(?<![上下左右])三面包围" + _LR + "?", r"partial(?:ly)?[- ](?:surround|enclos)\w*",
+            r"semi[- ]?enclos\w*"),
+}
+# The IDC code points themselves (Unicode 15.1 ones included: parsed, never remapped).
+_IDC_SET = "⿰⿱⿲⿳⿴⿵⿶⿷⿸⿹⿺⿻⿼⿽⿾⿿㇯"
+IDC_CHARS_SET = frozenset(_IDC_SET)
+
+FORMATION_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "象形": (r"象形", r"pictograph\w*", r"pictogram\w*", r"pictorial character"),
+    "指事": (r"指事", r"象事", r"处事", r"indicatives?(?! of)(?:[- ](?:characters?|signs?|symbols?))?",
+            r"simple ideographs?", r"deictic\w*", r"self[- ]explanatory"),
+    "会意": (r"会意", r"象意", r"ideogrammic(?: compounds?)?", r"ideographic compounds?", r"compound ideographs?",
+            r"associative (?:compounds?|ideographs?)", r"logical aggregates?", r"syssemantic\w*", r"compound indicatives?"),
+    "形声": (r"形声", r"谐声", r"象声(?!词)", r"phono[- ]?semantic\w*", r"semantic[- ]phonetic\w*", r"phonetic[- ]semantic\w*",
+            r"picto[- ]?phonetic\w*", r"phonetic compounds?", r"form[- ]sound", r"semantic[- ]plus[- ]phonetic"),
+    "转注": (r"转注", r"derivative cognates?", r"mutually explanatory", r"transfer(?:red)? characters?"),
+    "假借": (r"假借", r"phonetic loans?", r"loan characters?", r"phonetic borrowings?", r"borrowed characters?", r"rebus"),
+}
+# Both 会意 and 形声 (a phonetic that also carries meaning: 亦声, ACCE.md section 1).
+YISHENG = (r"会意兼形声", r"形声兼会意", r"会意兼声", r"形声兼意", r"亦声", r"会意形声字", r"形声会意字")
+
+FUNCTION_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "表意": (r"表意", r"表义", r"示意", r"意符", r"义符", r"形符", r"形旁", r"意旁", r"义旁", r"表形", r"象形符?",
+            r"semantic\w*", r"signific\w*", r"meaning(?:[- ](?:component|element|part))?", r"ideographic"),
+    "表音": (r"表音", r"表声", r"示音", r"声符", r"音符", r"声旁", r"注音", r"phonetic\w*", r"sound(?:[- ](?:component|element|part))?",
+            r"phonophor\w*"),
+    "符号": (r"符号", r"记号", r"标记", r"标识", r"区别符", r"指事符", r"饰笔", r"symbol\w*", r"markers?", r"diacritic\w*",
+            r"indicators?"),
+}
+FUNCTION_BOTH = (r"亦声", r"兼表音", r"音义兼表", r"兼表音义", r"兼表意", r"表意兼表音", r"表音兼表意")
+
+EVOLUTION_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "保留": (r"保留", r"保持", r"沿用", r"沿袭", r"承袭", r"传承", r"未变", r"不变", r"无变化", r"没有变化", r"一脉相承",
+            r"retention", r"retain(?:ed|s)?", r"preserv(?:ed|ation)", r"unchanged", r"kept"),
+    "讹变": (r"讹变", r"讹化", r"讹误", r"讹省", r"形讹", r"讹", r"误变", r"corrupt(?:ion|ed)?", r"distort(?:ion|ed)",
+            r"misinterpret(?:ation|ed)"),
+    "简化": (r"简化", r"省简", r"简省", r"省变", r"省略", r"省写", r"简写", r"减省", r"省形", r"simplif(?:ication|ied|y)"),
+    "繁化": (r"繁化", r"增繁", r"加繁", r"繁复化?", r"增笔", r"增饰", r"增加(?:笔画|部件|构件)", r"elaborat(?:ion|ed)",
+            r"embellish(?:ment|ed)", r"complicat(?:ion|ed)"),
+    "区别": (r"区别", r"分化", r"区分", r"differentiat(?:ion|ed)", r"distinguish(?:ed|ing)"),
+}
+
+# ----------------------------------------------------------------- negation and cues
+_CLAUSE_END = re.compile(r"[,，。;；!！?？\n:：]|(?<=[a-z])\.\s")
+_NEGATOR = re.compile(
+    r"不(?!仅|只|但|单|少|久|断|过|同|论|管|然|错|失)|并非|绝非|而非|非(?!常|但|凡)|没有|无(?!疑|论)|未(?!来)|"
+    r"排除|否定|谈不上|称不上|"
+    r"\bnot\b(?!\s+(?:only|just|merely))|n't\b|\bnever\b|\bno\b|\bneither\b|\bnor\b|"
+    r"\brather than\b|\binstead of\b|\bother than\b|\bexcept\b",
+    re.I,
+)
+_RESET = re.compile(r"而是|而属|乃是|实为|实则|而为|应为|应是|当为|其实是|\bbut\b|\brather\b(?!\s+than)|"
+                    r"\binstead\b(?!\s+of)|\bhowever\b", re.I)
+_CUE = re.compile(
+    r"(?:是|为|属于?|乃|系|即|应为|当为|判断为|判定为|归为|归入|定为|可视为|视为|看作|采用|使用|"
+    r"书体|字体|字形|结构|结构类型|造字法|六书|类型|类别|答案|"
+    r"\bis\b|\bare\b|\bas\b|\bwas\b|answer|script|structure|formation|type|category|[:=])"
+    r"\s*(?:一个|一种|一类|典型的?|标准的?|所谓的?|an?\b|the\b)?\s*(?:的)?\s*[\"'「『《(]?\s*$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One label mention in a text: its labels, span, and whether it is negated or cued."""
+
+    labels: tuple[str, ...]
+    start: int
+    end: int
+    negated: bool
+    cued: bool
+
+
+def _compile(table: dict[str, tuple[str, ...]], extra: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()):
+    compiled = [(re.compile("|".join(f"(?:{p})" for p in pats), re.I), (label,)) for label, pats in table.items()]
+    for labels, pats in extra:
+        compiled.append((re.compile("|".join(f"(?:{p})" for p in pats), re.I), labels))
+    return compiled
+
+
+_SCRIPT_RES = _compile(SCRIPT_SYNONYMS)
+_STRUCTURE_RES = _compile(STRUCTURE_SYNONYMS)
+_FORMATION_RES = _compile(FORMATION_SYNONYMS, (((("会意", "形声")), YISHENG),))
+_FUNCTION_RES = _compile(FUNCTION_SYNONYMS, ((("表意", "表音"), FUNCTION_BOTH),))
+_EVOLUTION_RES = _compile(EVOLUTION_SYNONYMS)
+
+
+def _clause_start(text: str, pos: int) -> int:
+    start = 0
+    for m in _CLAUSE_END.finditer(text, 0, pos):
+        start = m.end()
+    return start
+
+
+def _is_negated(window: str) -> bool:
+    last_neg = None
+    for m in _NEGATOR.finditer(window):
+        last_neg = m
+    if last_neg is None:
+        return False
+    return _RESET.search(window, last_neg.end()) is None
+
+
+def find_mentions(text: str, compiled) -> list[Mention]:
+    """All non-overlapping label mentions in ``text`` (longest match wins), by position."""
+    raw: list[tuple[int, int, tuple[str, ...]]] = []
+    for regex, labels in compiled:
+        for m in regex.finditer(text):
+            if m.end() > m.start():
+                raw.append((m.start(), m.end(), labels))
+    raw.sort(key=lambda r: (-(r[1] - r[0]), r[0]))
+    taken: list[tuple[int, int, tuple[str, ...]]] = []
+    for start, end, labels in raw:
+        if all(end <= s or start >= e for s, e, _ in taken):
+            taken.append((start, end, labels))
+    taken.sort()
+    mentions = []
+    for start, end, labels in taken:
+        clause = _clause_start(text, start)
+        window = text[clause:start]
+        # Cue: in the same clause, or a labelled line ("造字法：形声") just before it.
+        cue_window = text[max(0, start - 12):start]
+        mentions.append(Mention(labels, start, end, _is_negated(window), bool(_CUE.search(cue_window))))
+    return mentions
+
+
+def _choose_single(mentions: list[Mention]) -> str | None:
+    live = [m for m in mentions if not m.negated]
+    if not live:
+        return None
+    if len({m.labels for m in live}) == 1:
+        return live[0].labels[0]
+    cued = [m for m in live if m.cued]
+    return (cued or live)[0].labels[0]
+
+
+_STRIP = re.compile(r"[\s*_`#>\"'「」『』《》【】()\[\]<>.。,，、:：;；!！?？~\-]+")
+
+
+def _bare(text: str) -> str:
+    return _STRIP.sub("", text)
+
+
+# ----------------------------------------------------------------------- extractors
+@functools.lru_cache(maxsize=1 << 15)
+def extract_script(text: str | None) -> str | None:
+    """Script label (SCRC) asserted by ``text``, one of ``labels.SCRIPTS`` or 行书; else None.
+
+    ``"篆"`` / ``"小篆"`` / ``"Small seal script"`` -> ``"篆书"``; ``"篆書"`` (traditional)
+    -> ``"篆书"``; ``"不是金文，是甲骨文"`` -> ``"甲骨文"``. The 简体 -> 楷书 equivalence of
+    ACCE.md is applied when scoring, not here.
+    """
+    norm = normalize_text(text)
+    if not norm:
+        return None
+    bare = _bare(norm)
+    for suffix in ("", "书", "体", "文"):
+        if bare and bare.endswith(suffix) and bare[: len(bare) - len(suffix)] in SCRIPT_SHORT:
+            return SCRIPT_SHORT[bare[: len(bare) - len(suffix)]]
+    return _choose_single(find_mentions(norm, _SCRIPT_RES))
+
+
+def _idc_mentions(text: str) -> list[Mention]:
+    """IDC code points; an IDS sequence counts once, by its first (top-level) IDC."""
+    out = []
+    pos = 0
+    for m in re.finditer(f"[{_IDC_SET}]", text):
+        if m.start() < pos:
+            continue
+        end = _ids_end(text, m.start())
+        pos = end if end else m.end()
+        window = text[_clause_start(text, m.start()):m.start()]
+        cue_window = text[max(0, m.start() - 12):m.start()]
+        out.append(Mention((m.group(),), m.start(), pos, _is_negated(window), bool(_CUE.search(cue_window))))
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def extract_structure(text: str | None) -> str | None:
+    """Structure label (STRC): one IDC of ``labels.STRUCTURES`` (or a Unicode 15.1 IDC) or 独体.
+
+    ``"⿰"``, ``"左右结构"``, ``"left-right"``, ``"⿰氵工"`` (an IDS: its top-level IDC) ->
+    ``"⿰"``; ``"独体字"`` -> ``"独体"``; negated mentions are skipped.
+    """
+    norm = normalize_text(text)
+    if not norm:
+        return None
+    mentions = sorted(_idc_mentions(norm) + find_mentions(norm, _STRUCTURE_RES), key=lambda m: m.start)
+    # An IDC and a name inside one parenthesised pair ("⿰（左右结构）") agree by construction.
+    return _choose_single(mentions)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def extract_formation(text: str | None) -> tuple[frozenset[str], bool] | None:
+    """Formation labels (FORC) asserted by ``text``: (set of Six-Writings labels, yisheng flag).
+
+    The set comes from the first sentence that names a formation; within it, mentions with
+    a cue or written as ``X字`` are preferred over bare ones (so ``"会意字，上部象形"`` ->
+    {会意}). ``"形声兼会意"`` / ``"亦声"`` -> ({会意, 形声}, True). Returns None when no
+    formation is asserted (only negated mentions, or none).
+    """
+    norm = normalize_text(text)
+    if not norm:
+        return None
+    mentions = [m for m in find_mentions(norm, _FORMATION_RES) if not m.negated]
+    if not mentions:
+        return None
+    sentences = [0] + [m.end() for m in re.finditer(r"[。;；!！?？\n]|(?<=[a-z])\.\s", norm)] + [len(norm) + 1]
+    first = mentions[0].start
+    lo = max(s for s in sentences if s <= first)
+    hi = min(s for s in sentences if s > first)
+    in_sentence = [m for m in mentions if lo <= m.start < hi]
+
+    def strong(m: Mention) -> bool:
+        return m.cued or len(m.labels) > 1 or norm[m.end:m.end + 1] == "字"
+
+    chosen = [m for m in in_sentence if strong(m)] or in_sentence
+    labels = frozenset(label for m in chosen for label in m.labels)
+    return labels, any(len(m.labels) > 1 for m in chosen)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def extract_functions(text: str | None) -> frozenset[str]:
+    """Component-function labels (表意 / 表音 / 符号) stated in ``text`` (empty set if none).
+
+    ``"表意"``, ``"义符"``, ``"semantic"`` -> {表意}; ``"声符"`` / ``"phonetic"`` -> {表音};
+    ``"亦声"`` / ``"表意兼表音"`` -> {表意, 表音}; ``"不表音"`` contributes nothing.
+    """
+    norm = normalize_text(text)
+    return frozenset(label for m in find_mentions(norm, _FUNCTION_RES) if not m.negated for label in m.labels)
+
+
+def strip_attribute_labels(text: str) -> str:
+    """``text`` without its component-function and evolution-type mentions (used to tell a
+    bare attribute such as ``"表意构件"`` or ``"simplified"`` from an interpretation)."""
+    norm = normalize_text(text)
+    spans = sorted((m.start, m.end) for m in find_mentions(norm, _FUNCTION_RES) + find_mentions(norm, _EVOLUTION_RES))
+    kept, pos = [], 0
+    for start, end in spans:  # spans of the two tables may overlap
+        if start > pos:
+            kept.append(norm[pos:start])
+        pos = max(pos, end)
+    kept.append(norm[pos:])
+    return "".join(kept)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def extract_evolution(text: str | None) -> str | None:
+    """Component evolution type (COME): the first non-negated one of 保留 / 讹变 / 简化 / 繁化 / 区别."""
+    norm = normalize_text(text)
+    for m in find_mentions(norm, _EVOLUTION_RES):
+        if not m.negated:
+            return m.labels[0]
+    return None
+
+
+# ------------------------------------------------------------------------ characters
+def _ids_end(text: str, pos: int) -> int:
+    """End index of the IDS expression starting at ``pos`` (0 when it is incomplete)."""
+    need = 1
+    i = pos
+    while need and i < len(text):
+        ch = text[i]
+        if ch in IDC_ARITY:
+            need += IDC_ARITY[ch] - 1
+        elif _IDS_OPERAND.match(ch):
+            need -= 1
+        else:
+            return 0
+        i += 1
+    return i if need == 0 else 0
+
+
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_IDS_OPERAND = re.compile(HAN + "|[\u2e80-\u2fdf\u31c0-\u31ee？?]")
+_QUOTED = re.compile(rf"[「『\"'《【(]\s*({HAN}|[{IDC_CHARS}][^」』\"'》】)\s]{{2,12}})\s*[」』\"'》】)]")
+_AFTER_CHAR = r"(?=[」』\"'》】)]|字(?=[,。;.!\n(（的」』\"'》)]|\s*$)|\s*[,。;.!\n(（]|\s*$)"
+_EN_HEDGE = r"(?:(?:most\s+)?(?:likely|probably|possibly|perhaps)\s+)?"
+_CHAR_CUE = re.compile(
+    rf"(?:答案|答|结论|字头|楷书字头|现代字头|现代汉字|现代字形?|对应(?:的)?(?:现代)?(?:汉字|楷书|字头|字)?|释文|释为|释作|隶定为?|"
+    rf"今字|今作|楷化为|写作|即|是|为|作)\s*(?:为|是|作|乃)?\s*[:：]?\s*[「『\"'《【(]?\s*({HAN}){_AFTER_CHAR}"
+    rf"|(?:character|answer|glyph)\s*(?:is|:|=)\s*{_EN_HEDGE}(?:the\s+)?(?:character\s+)?[\"'「(]?\s*({HAN})"
+    rf"|(?:it is|this is|it's)\s*{_EN_HEDGE}(?:the\s+character\s+)?[\"'「(]?\s*({HAN})",
+    re.I,
+)
+_LEADING = re.compile(rf"^\s*(?:[*_`#>\-]+\s*)?[「『\"'《【(]?\s*({HAN})\s*[」』\"'》】)]?\s*(?:字)?\s*(?:[,。;.!\n(（]|$)")
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def extract_character(text: str | None) -> str | None:
+    """The character (字头) an answer names for CHAR, in normalised form; None if none.
+
+    Tried in order: the whole answer is one character (``"江"``, ``"江字"``, ``"**江**"``);
+    a cue names it (``"字头：江"``, ``"该字为「江」"``, ``"是江字"``, ``"the character is 江"``);
+    a quoted character (``「江」``); the answer opens with one character (``"江。从水…"``).
+    Negated candidates (``"不是「河」"``) are skipped. An IDS string (``"⿰氵工"``) is
+    accepted where a whole answer or a quotation gives one.
+    """
+    norm = _EMPHASIS.sub("", normalize_text(text))
+    if not norm:
+        return None
+    bare = _bare(norm)
+    if bare.endswith("字") and len(bare) == 2:
+        bare = bare[0]
+    if len(bare) == 1 and re.fullmatch(HAN, bare):
+        return bare
+    if bare and bare[0] in IDC_CHARS_SET and _ids_end(bare, 0) == len(bare):
+        return bare
+
+    def live(start: int) -> bool:
+        return not _is_negated(norm[_clause_start(norm, start):start])
+
+    for m in _CHAR_CUE.finditer(norm):
+        char = m.group(1) or m.group(2) or m.group(3)
+        if live(m.start()):
+            return char
+    for m in _QUOTED.finditer(norm):
+        cand = m.group(1)
+        if len(cand) > 1 and _ids_end(cand, 0) != len(cand):
+            continue
+        if live(m.start()):
+            return cand
+    m = _LEADING.match(norm)
+    if m:
+        return m.group(1)
+    return None

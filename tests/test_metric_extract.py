@@ -1,0 +1,129 @@
+"""ACCE label extraction and normalisation (metrics/acce/normalize.py, extract.py, aliases.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from metrics.acce.aliases import ALIAS_TO_CANONICAL, canonical_component
+from metrics.acce.extract import (
+    extract_character,
+    extract_evolution,
+    extract_formation,
+    extract_functions,
+    extract_script,
+    extract_structure,
+)
+from metrics.acce.labels import FORMATIONS, SCRIPTS, STRUCTURES
+from metrics.acce.normalize import component_key, normalize_text, similarity
+
+
+def test_normalize_fullwidth_traditional_and_whitespace():
+    # indentation collapses to one space (kept so nested list items stay distinguishable)
+    assert normalize_text("  形聲字，\r\n  從水　工聲。 ") == "形声字,\n 从水 工声。"
+    assert normalize_text("形聲字，\n從水", keep_lines=False) == "形声字, 从水"
+    assert normalize_text("ＯＲＡＣＬＥ") == "ORACLE"
+    assert normalize_text(None) == "" and normalize_text(" \t\n") == ""
+
+
+def test_ids_and_extension_b_survive_normalisation():
+    assert normalize_text("⿰氵工") == "⿰氵工"
+    assert normalize_text("𠀀") == "𠀀" and len(normalize_text("𠀀")) == 1  # one code point, no surrogates
+
+
+@pytest.mark.parametrize(("name", "key"), [
+    ("亻", "人"), ("人字旁", "人"), ("单人旁", "人"), (" 人 ", "人"), ("扌", "手"), ("忄", "心"), ("氵", "水"),
+    ("三点水", "水"), ("灬", "火"), ("艹", "艸"), ("⺮", "竹"), ("钅", "金"), ("釒", "金"), ("讠", "言"),
+    ("纟", "糸"), ("糹", "糸"), ("礻", "示"), ("衤", "衣"), ("犭", "犬"), ("刂", "刀"), ("⺼", "肉"), ("罒", "网"),
+    ("阝(左)", "阜"), ("阝（右）", "邑"), ("左耳旁", "阜"), ("贝", "貝"), ("貝", "貝"), ("页", "頁"), ("頁", "頁"),
+    ("⻌", "辵"), ("辶", "辵"), ("木字旁", "木"), ("⼈", "人"), ("木缶木", "木缶木"), ("𠀀", "𠀀"), ("阝", "阝"),
+])
+def test_component_key_aliases(name, key):
+    assert component_key(name) == key
+
+
+def test_alias_table_targets_are_canonical():
+    for alias, canonical in ALIAS_TO_CANONICAL.items():
+        assert canonical_component(alias) == canonical
+        assert ALIAS_TO_CANONICAL[canonical] == canonical
+
+
+def test_similarity_is_normalised_levenshtein():
+    assert similarity("木缶木冖鬯", "木缶木冖彡") == pytest.approx(0.8)
+    assert similarity("木缶", "木缶木") == pytest.approx(2 / 3)
+    assert similarity("", "") == 1.0 and similarity("木", "") == 0.0
+    assert similarity("𠀀木", "𠀀水") == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("篆", "篆书"), ("小篆", "篆书"), ("篆書", "篆书"), ("Small seal script", "篆书"), ("金文", "金文"),
+    ("不是金文，是甲骨文", "甲骨文"), ("这是小篆，由甲骨文演变而来", "篆书"), ("简体", "简体"),
+    ("ＯＲＡＣＬＥ ＢＯＮＥ script", "甲骨文"), ("This is clerical script.", "隶书"), ("楷體", "楷书"),
+    ("古文", "战国文字"), ("行书", "行书"), ("不是金文", None), ("古文字", None), ("我不知道", None), ("   ", None),
+])
+def test_extract_script(text, label):
+    assert extract_script(text) == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("⿰", "⿰"), ("左右结构", "⿰"), ("左右結構", "⿰"), ("left-right", "⿰"), ("⿰氵工", "⿰"),
+    ("⿱从⿰口口", "⿱"), ("结构：⿱（上下结构）", "⿱"), ("The character has a top-bottom structure.", "⿱"),
+    ("独体字", "独体"), ("不是左右结构，而是上下结构", "⿱"), ("左上包围结构", "⿸"), ("半包围结构", "半包围"),
+    ("⿼", "⿼"), ("", None), ("不是左右结构", None),
+])
+def test_extract_structure(text, label):
+    assert extract_structure(text) == label
+
+
+@pytest.mark.parametrize(("text", "labels", "yisheng"), [
+    ("形声", {"形声"}, False), ("形声字", {"形声"}, False), ("形聲", {"形声"}, False),
+    ("phono-semantic compound", {"形声"}, False), ("It is a semantic-phonetic character", {"形声"}, False),
+    ("pictophonetic", {"形声"}, False), ("象形", {"象形"}, False), ("a pictograph", {"象形"}, False),
+    ("不是形声字，而是会意字", {"会意"}, False), ("会意兼形声", {"会意", "形声"}, True),
+    ("从水从工，工亦声。", {"会意", "形声"}, True), ("会意字，上部象形，下部象人", {"会意"}, False),
+    ("This is not a pictograph but an ideogrammic compound.", {"会意"}, False), ("造字法：指事。", {"指事"}, False),
+    ("假借", {"假借"}, False), ("转注", {"转注"}, False),
+])
+def test_extract_formation(text, labels, yisheng):
+    assert extract_formation(text) == (frozenset(labels), yisheng)
+
+
+@pytest.mark.parametrize("text", ["不是形声字", "并非象形", "not a pictograph", "", "无法判断"])
+def test_extract_formation_negated_or_missing(text):
+    assert extract_formation(text) is None
+
+
+@pytest.mark.parametrize(("text", "char"), [
+    ("江", "江"), ("江字", "江"), ("「江」", "江"), ("**江**", "江"), ("该字为「江」，从水工声", "江"),
+    ("the character is 江", "江"), ("The character is 江 (jiāng).", "江"), ("不是「河」，而是「江」", "江"),
+    ("江。从水，工声。", "江"), ("答：江", "江"), ("字头：**江**", "江"), ("这个字是江字。", "江"),
+    ("該字為「漢」", "汉"), ("𠀀", "𠀀"), ("该古文字对应的现代汉字为：江", "江"), ("This character is likely 鱼.", "鱼"),
+    ("从图像看，这是甲骨文的“鱼”字，象鱼之形。", "鱼"), ("根据字形分析，此字应为「鱼」字的甲骨文写法。", "鱼"), ("⿰氵工", "⿰氵工"), ("这是一个形声字", None), ("", None), ("  ", None),
+])
+def test_extract_character(text, char):
+    assert extract_character(text) == char
+
+
+@pytest.mark.parametrize(("text", "functions"), [
+    ("表意", {"表意"}), ("义符", {"表意"}), ("semantic", {"表意"}), ("声符", {"表音"}), ("phonetic", {"表音"}),
+    ("亦声", {"表意", "表音"}), ("表意兼表音", {"表意", "表音"}), ("不表音，表意", {"表意"}), ("符号", {"符号"}),
+    ("区别符号", {"符号"}), ("", set()),
+])
+def test_extract_functions(text, functions):
+    assert extract_functions(text) == frozenset(functions)
+
+
+@pytest.mark.parametrize(("text", "evolution"), [
+    ("保留", "保留"), ("讹变", "讹变"), ("未简化，保留", "保留"), ("simplified", "简化"), ("繁化", "繁化"),
+    ("分化", "区别"), ("differentiation", "区别"), ("", None),
+])
+def test_extract_evolution(text, evolution):
+    assert extract_evolution(text) == evolution
+
+
+def test_every_canonical_label_extracts_to_itself():
+    for label in SCRIPTS:
+        assert extract_script(label) == label
+    for label in STRUCTURES:
+        assert extract_structure(label) == label
+    for label in FORMATIONS:
+        assert extract_formation(label) == (frozenset({label}), False)
