@@ -2,6 +2,7 @@
 
 - ``jiezi sources fetch|check``: the source cache (builder/cli_records.py)
 - ``jiezi build records``: paper stages 1-2, records and glyph images (builder/cli_records.py)
+- ``jiezi records show|export-official|import-official``: read records, the official layout (builder/cli_records.py)
 - ``jiezi build``: the whole flow, records -> QA -> JieZi-Dataset + JieZi-Bench (builder/cli_publish.py)
 - ``jiezi audit sample|ingest``: the expert-in-the-loop review sheets (builder/cli_publish.py)
 - ``jiezi publish``: write / push the Hub folders (builder/cli_publish.py)
@@ -25,5 +26,6 @@ def register(app: typer.Typer) -> None:
     build_app.command("records")(cli_records.build_records)
     app.add_typer(build_app, name="build")
     app.add_typer(cli_records.sources_app, name="sources")
+    app.add_typer(cli_records.records_app, name="records")
     app.add_typer(cli_publish.audit_app, name="audit")
     app.command("publish")(cli_publish.publish)

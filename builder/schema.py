@@ -34,9 +34,12 @@ T = TypeVar("T")
 SCHEMA_VERSION = "1.0"
 
 # Sources a value can come from: the registry names of builder/sources.py, plus
-# "rule" for values derived by a named rule from other grounded values (COME / EVOI).
+# "duan" for 段玉裁's notes (read from the shuowen files, but a separate authority when
+# sources are counted for agreement), "rule" for values derived by a named rule from
+# other grounded values (COME / EVOI), and "llm" (kept for values an LLM wrote itself;
+# values an LLM *extracted* cite the source text they were read from, with rule "llm:<model>").
 SourceName = Literal[
-    "shuowen", "makemeahanzi", "cjkvi-ids", "unihan", "jiezi-official", "oracle-mnist",
+    "shuowen", "duan", "makemeahanzi", "cjkvi-ids", "unihan", "jiezi-official", "oracle-mnist",
     "lxgw-seal", "font", "user", "rule", "llm",
 ]
 
@@ -117,6 +120,10 @@ class Component(_Model):
     provenance: list[Provenance] = Field(min_length=1)
     interpretation_provenance: list[Provenance] = Field(default_factory=list)
     evolution_provenance: list[Provenance] = Field(default_factory=list)
+    agree: list[str] = Field(default_factory=list, description="sources listing this component with the same functions")
+    disagree: dict[str, str] = Field(
+        default_factory=dict,
+        description="source -> what it says instead: its functions for this component, or 'not listed'")
 
 
 class Reading(_Model):
@@ -135,6 +142,19 @@ class Variant(_Model):
     kind: VariantKind
     analysis: str | None = None
     components: list[Component] = Field(default_factory=list)
+    provenance: list[Provenance] = Field(min_length=1)
+
+
+class Sense(_Model):
+    """One sense (义项) of the character: the official layout's ``meaning_chunks`` item,
+    or an alternative sense a dictionary gives (Shuowen 一曰 ...). ``examples`` is kept
+    as the source writes it (the official layout separates examples with ``|``)."""
+
+    meaning: str
+    pinyin: str | None = None
+    pos: str | None = None
+    notes: str | None = None
+    examples: str | None = None
     provenance: list[Provenance] = Field(min_length=1)
 
 
@@ -166,6 +186,8 @@ class FidelityFlag(_Model):
     field: str
     value: str
     reason: str
+    source: str | None = None
+    span: str | None = None
 
 
 class GlyphRecord(_Model):
@@ -177,7 +199,12 @@ class GlyphRecord(_Model):
     篆文 / 古文 analysis). ``evolution`` is the evolution narrative derived by named rules
     (the rule is in its provenance). ``definition_en`` is the English gloss.
     ``raw`` keeps each source entry's raw text by ``"<source>:<entry_id>"`` so every
-    provenance span can be checked against it.
+    provenance span can be checked against it. ``form`` is set when the structure and
+    components describe another written form than ``character`` (the 篆书 record of 明
+    is analysed on Shuowen's seal form 朙). ``senses`` lists further senses,
+    ``special_structure`` is the official layout's field of that name, and
+    ``radical_stroke`` the Unihan ``kRSUnicode`` value (Kangxi radical number, '.', residual
+    strokes; a ``'`` after the number marks a simplified radical).
     """
 
     schema_version: str = SCHEMA_VERSION
@@ -196,6 +223,10 @@ class GlyphRecord(_Model):
     variants: list[Variant] = Field(default_factory=list)
     traditional: str | None = None
     simplified: str | None = None
+    form: str | None = None
+    senses: list[Sense] = Field(default_factory=list)
+    special_structure: Grounded[str] | None = None
+    radical_stroke: Grounded[str] | None = None
     flags: list[FidelityFlag] = Field(default_factory=list)
     raw: dict[str, str] = Field(default_factory=dict)
 
