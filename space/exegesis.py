@@ -1,0 +1,324 @@
+"""One glyph in, a four-level exegesis out: the answers of every ACCE question type, the
+neighbour glyphs the answer stands on, and the source of each fact.
+
+Question types (the bench's ``subtask`` column; the component question is scored on
+COMR, COMF, COMI and COME, EVOI on its two judge axes), grouped by level as the paper
+does (ACCE.md section 1):
+
+- L1 basic: CHAR, SCRC
+- L2 form: STRC, the component question (components, function, interpretation), FORC
+- L3 meaning: ORIM
+- L4 evolution: COME (from the component answer), EVOI
+
+The retrieval baseline (``harness.retrieval``) answers from the records of the nearest
+JieZi-Dataset glyphs; this module also finds, for each answered fact, the record field
+(or JieZi-Dataset QA turn) it came from and lists that field's provenance (source, entry
+id, exact span, rule). Model backends (``openai:`` / ``hf:``) answer each question from
+the image; their facts have no source but the model, and the retrieved neighbours are
+shown beside them as look-alike glyphs for the reader to compare.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from metrics.acce import labels
+
+# Question types in display order, with the retrieval baseline's template kind.
+QUESTION_TYPES: dict[str, str] = {
+    "CHAR": "CHAR", "SCRC": "SCRC", "STRC": "STRC", "COMR": "COMP_FULL", "FORC": "FORC",
+    "ORIM": "ORIM", "EVOI": "EVOI",
+}
+# What each level shows: question types, and COME read off the component answer.
+LEVEL_ROWS: dict[str, list[str]] = {
+    "L1": ["CHAR", "SCRC"],
+    "L2": ["STRC", "COMR", "FORC"],
+    "L3": ["ORIM"],
+    "L4": ["COME", "EVOI"],
+}
+LEVEL_NAMES = {"L1": ("基础", "basic"), "L2": ("字形", "form"), "L3": ("字义", "meaning"), "L4": ("演变", "evolution")}
+# The record field each question type reads (GlyphRecord, builder/schema.py).
+RECORD_FIELD = {"STRC": "structure", "FORC": "formation", "ORIM": "original_meaning", "EVOI": "evolution"}
+# Provenance entries listed per fact: enough to check the fact, short enough to read.
+MAX_SOURCES = 6
+
+
+@dataclass
+class Neighbour:
+    """One retrieved gallery glyph: ``similarity`` is the cosine similarity (-1..1),
+    ``weight`` the baseline's softmax weight (0..1, all neighbours sum to 1)."""
+
+    row: int
+    image_id: str
+    character: str
+    script: str
+    similarity: float
+    weight: float
+    image: object = None
+
+
+@dataclass
+class Fact:
+    """The answer to one question type.
+
+    ``answer``: the raw answer text; ``parsed``: its structured reading
+    (``metrics.acce.core.parse_answer``; None when unparseable or empty); ``sources``:
+    provenance dicts (``source``, ``entry_id``, ``span``, ``rule`` and ``via``, the record
+    or QA turn they were read from); ``basis``: one line saying how the answer was reached;
+    ``error``: why there is no answer, if so.
+    """
+
+    qtype: str
+    answer: str = ""
+    parsed: dict | None = None
+    sources: list[dict] = field(default_factory=list)
+    basis: str = ""
+    error: str | None = None
+
+
+@dataclass
+class Exegesis:
+    """A full answer for one glyph image: ``facts`` by question type, ``neighbours``
+    (best first), the ``backend`` spec, wall ``seconds``, and ``notes`` for the reader."""
+
+    backend: str
+    facts: dict[str, Fact]
+    neighbours: list[Neighbour] = field(default_factory=list)
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def parse(answer: str, qtype: str) -> dict | None:
+    """``metrics.acce.core.parse_answer`` of a non-empty answer, else None."""
+    from metrics.acce.core import parse_answer
+
+    if not answer or not answer.strip():
+        return None
+    return parse_answer(answer, qtype)
+
+
+# ------------------------------------------------------------------ retrieval baseline
+class RetrievalExplainer:
+    """The retrieval baseline of the harness, explained.
+
+    ``baseline``: a ``harness.retrieval.RetrievalBaseline``; ``turn_sources``: optional
+    callable ``image_id -> [(subtask, provenance list)]`` giving the provenance of the
+    JieZi-Dataset QA turns of a gallery image (used for values the records lack, such as
+    derived evolution types).
+    """
+
+    name = "retrieval"
+
+    def __init__(self, baseline, turn_sources=None):
+        self.baseline = baseline
+        self.gallery = baseline.gallery
+        self.turn_sources = turn_sources
+        self._lock = threading.Lock()  # the gallery's caches are not thread-safe
+
+    def neighbours(self, image, k: int | None = None) -> list[Neighbour]:
+        """The ``k`` nearest gallery glyphs of ``image`` (default: the baseline's k)."""
+        from harness.retrieval import softmax_weights
+
+        k = k or self.baseline.settings.k
+        query = self.gallery.embedder.embed([image])
+        sims, idx = self.gallery.search(query, k)
+        weights = softmax_weights(sims[0], self.baseline.settings.temperature)
+        return [Neighbour(int(i), self.gallery.ids[int(i)], self.gallery.characters[int(i)],
+                          self.gallery.scripts[int(i)], float(s), float(w))
+                for s, i, w in zip(sims[0], idx[0], weights)]
+
+    def look_alikes(self, image) -> list[Neighbour]:
+        """:meth:`neighbours` with their gallery images loaded (thread-safe)."""
+        with self._lock:
+            neigh = self.neighbours(image)
+            for n in neigh:
+                n.image = self.gallery.ds[n.row]["image"]
+        return neigh
+
+    def explain(self, image, questions: dict[str, str] | None = None) -> Exegesis:
+        """Answer every question type for ``image`` (a PIL image, RGB on white).
+        ``questions`` is ignored: the baseline answers from records, not from wording."""
+        import numpy as np
+
+        start = time.perf_counter()
+        with self._lock:
+            neigh = self.neighbours(image)
+            sims = np.array([n.similarity for n in neigh], np.float32)
+            idx = np.array([n.row for n in neigh], np.int64)
+            facts: dict[str, Fact] = {}
+            votes = self.baseline.character_votes(sims, idx)
+            script = self.baseline.script_vote(sims, idx)
+            for qtype, kind in QUESTION_TYPES.items():
+                fact = Fact(qtype)
+                try:
+                    fact.answer = self.baseline.answer(sims, idx, kind)
+                    fact.parsed = parse(fact.answer, qtype)
+                    self._attribute(fact, votes, script, neigh)
+                except Exception as exc:  # one failing question never loses the others
+                    fact.error = f"{type(exc).__name__}: {exc}"
+                if not fact.answer and not fact.error:
+                    fact.error = "no neighbour's record has this field"
+                facts[qtype] = fact
+            for n in neigh:
+                n.image = self.gallery.ds[n.row]["image"]
+        notes = [f"retrieval baseline: {len(neigh)} nearest of {len(self.gallery):,} gallery glyphs "
+                 f"({self.gallery.embedder.name}); answers are the records of look-alike glyphs, "
+                 "not a reading of this one"]
+        return Exegesis("retrieval", facts, neigh, time.perf_counter() - start, notes)
+
+    # -- where each fact came from ---------------------------------------------------
+    def _attribute(self, fact: Fact, votes, script: str, neigh: list[Neighbour]) -> None:
+        qtype = fact.qtype
+        if not fact.answer:
+            return
+        total = sum(w for _, w, _ in votes) or 1.0
+        if qtype in ("CHAR", "SCRC"):
+            key = (lambda n: n.character) if qtype == "CHAR" else (
+                lambda n: labels.SCRIPT_SCORING_ALIAS.get(n.script, n.script))
+            value = fact.answer if qtype == "CHAR" else labels.SCRIPT_SCORING_ALIAS.get(fact.answer, fact.answer)
+            backing = [n for n in neigh if key(n) == value]
+            share = sum(n.weight for n in backing)
+            fact.basis = (f"{len(backing)} of {len(neigh)} nearest glyphs are {value} "
+                          f"(vote weight {share:.2f})")
+            for n in backing[:MAX_SOURCES]:
+                fact.sources.append({"source": "gallery image", "entry_id": n.image_id,
+                                     "span": n.character if qtype == "CHAR" else n.script,
+                                     "rule": "image.label", "via": f"similarity {n.similarity:.3f}"})
+            return
+        wanted = fact.parsed or {}
+        chosen = []
+        for character, weight, rows in votes:
+            facts = self.baseline.character_facts(character, script, rows)
+            if qtype == "STRC" and facts.get("structure") and facts["structure"] == wanted.get("structure"):
+                chosen.append((character, weight, rows))
+            elif qtype == "FORC" and facts.get("formation") and set(facts["formation"]) == _formation_set(wanted):
+                chosen.append((character, weight, rows))
+            elif qtype in ("COMR", "ORIM", "EVOI"):
+                key = {"COMR": "components", "ORIM": "original_meaning", "EVOI": "evolution"}[qtype]
+                if facts.get(key):
+                    chosen.append((character, weight, rows))
+                    break  # the baseline takes the first character that has the value
+        if qtype in ("STRC", "FORC"):
+            share = sum(w for _, w, _ in chosen) / total
+            fact.basis = ("weighted vote of the neighbours' records: " +
+                          "、".join(f"{c} ({w / total:.2f})" for c, w, _ in chosen[:5]) + f"; total {share:.2f}")
+        elif chosen:
+            c, w, _ = chosen[0]
+            fact.basis = f"from the records of {c}, the most similar character that has this field (weight {w / total:.2f})"
+        for character, _, rows in chosen[:3]:
+            self._sources_of(fact, character, script, rows)
+        fact.sources = fact.sources[:MAX_SOURCES] if qtype != "COMR" else fact.sources
+
+    def _sources_of(self, fact: Fact, character: str, script: str, rows: list[int]) -> None:
+        records = self.gallery.records_of(character)
+        records.sort(key=lambda r: r.get("script") != script)
+        if fact.qtype == "COMR":
+            self._component_sources(fact, records, rows)
+            return
+        field_name = RECORD_FIELD[fact.qtype]
+        for rec in records:
+            grounded = rec.get(field_name)
+            if isinstance(grounded, dict) and grounded.get("provenance"):
+                fact.sources.extend(_with_via(grounded["provenance"], f"record {rec['id']}", field_name))
+                return
+        self._turn_sources(fact, rows, {fact.qtype}, fields=(field_name,))
+
+    def _component_sources(self, fact: Fact, records: list[dict], rows: list[int]) -> None:
+        comps = (fact.parsed or {}).get("components") or []
+        missing_evolution = False
+        for comp in comps:
+            name = comp.get("name")
+            for rec in records:
+                hit = next((c for c in rec.get("components") or [] if c.get("name") == name), None)
+                if hit is None:
+                    continue
+                via = f"record {rec['id']}, component 「{name}」"
+                fact.sources.extend(_with_via(hit.get("provenance") or [], via, "components")[:3])
+                fact.sources.extend(_with_via(hit.get("interpretation_provenance") or [], via,
+                                              "components.interpretation")[:2])
+                fact.sources.extend(_with_via(hit.get("evolution_provenance") or [], via,
+                                              "components.evolution_type")[:2])
+                if comp.get("evolution_type") and not hit.get("evolution_type"):
+                    missing_evolution = True
+                break
+        if missing_evolution:  # evolution types derived at the QA stage live in the turns
+            self._turn_sources(fact, rows, {"COME", "COMR"}, fields=("components.evolution",))
+
+    def _turn_sources(self, fact: Fact, rows: list[int], codes: set[str], fields: tuple[str, ...] = ()) -> None:
+        if self.turn_sources is None:
+            return
+        for row in rows:
+            image_id = self.gallery.ids[row]
+            for code, provs in self.turn_sources(image_id):
+                if code not in codes:
+                    continue
+                # the turn's own entries for the field, else everything the turn cites
+                picked = [p for p in provs if any(str(p.get("field", "")).startswith(f) for f in fields)] or provs
+                if picked:
+                    fact.sources.extend(_with_via(picked, f"JieZi-Dataset QA turn of image {image_id}",
+                                                  picked[0].get("field", "")))
+                    return
+
+
+def _formation_set(parsed: dict) -> set[str]:
+    if not parsed:
+        return set()
+    got = set(parsed.get("formation") or [])
+    if parsed.get("yisheng"):
+        got |= {"形声", "会意"}
+    return got
+
+
+def _with_via(provs: list[dict], via: str, field_name: str) -> list[dict]:
+    return [{"source": p.get("source", "?"), "entry_id": str(p.get("entry_id", "")), "span": p.get("span", ""),
+             "rule": p.get("rule", ""), "via": via, "field": p.get("field", field_name)} for p in provs]
+
+
+# ------------------------------------------------------------------------ model backends
+class ModelExplainer:
+    """An ``openai:`` / ``hf:`` model of the harness, asked every question type.
+
+    ``spec``: the model spec shown to the reader; ``ask``: ``(image, {qtype: question})
+    -> {qtype: answer text or the Exception raised}`` (``space.backends`` builds it over
+    a harness backend); ``neighbours``: an optional :class:`RetrievalExplainer` whose
+    nearest glyphs are shown beside the model's answers.
+    """
+
+    def __init__(self, spec: str, ask, neighbours: RetrievalExplainer | None = None):
+        self.name = spec
+        self._ask = ask
+        self._neighbours = neighbours
+
+    def explain(self, image, questions: dict[str, str] | None = None) -> Exegesis:
+        """Ask the model each question type (``questions[qtype]`` or the default
+        wording) about ``image``; a failing question is recorded on its fact."""
+        from harness.prompts import PARAPHRASES
+
+        start = time.perf_counter()
+        qs = {q: (questions or {}).get(q) or PARAPHRASES[q][0] for q in QUESTION_TYPES}
+        answers = self._ask(image, qs)
+        facts = {}
+        for qtype in QUESTION_TYPES:
+            got = answers.get(qtype)
+            fact = Fact(qtype, basis=f"answer of {self.name}")
+            if isinstance(got, Exception):
+                fact.error = f"{type(got).__name__}: {got}"
+            else:
+                fact.answer = got or ""
+                try:
+                    fact.parsed = parse(fact.answer, qtype)
+                except ValueError as exc:
+                    fact.error = str(exc)
+                if not fact.answer:
+                    fact.error = "the model returned an empty answer"
+            facts[qtype] = fact
+        neigh = []
+        notes = [f"{self.name}: the model's own answers; no dictionary source backs them"]
+        if self._neighbours is not None:
+            try:
+                neigh = self._neighbours.look_alikes(image)
+            except Exception as exc:
+                notes.append(f"neighbour glyphs unavailable: {exc}")
+        return Exegesis(self.name, facts, neigh, time.perf_counter() - start, notes)

@@ -1,0 +1,76 @@
+"""Inputs of the Space tests: small JieZi-Bench / JieZi-Dataset folders in Hub layout,
+glyph images as a visitor would upload them, and predictions files.
+
+The folders are built by the real pipeline on the hand-built records of
+``qa_fixtures`` (records -> QA pairs -> ``jiezi publish`` layout: parquet written by
+``datasets``, images rendered with installed CJK fonts, README.md with YAML
+``configs:``), so provenance spans are real source text. A bench of 16 questions per
+subtask keeps the gallery at a few dozen images.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from qa_fixtures import build_fixture
+
+FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+
+
+def build_space_data(sources_dir: Path, root: Path) -> tuple[Path, Path]:
+    """Build ``root/jiezi-bench`` and ``root/jiezi-dataset``; returns both paths."""
+    build_fixture(sources_dir, root, bench_size=16)
+    return root / "jiezi-bench", root / "jiezi-dataset"
+
+
+def glyph(character: str, *, size: int = 160, transparent: bool = True, ink=(0, 0, 0)) -> Image.Image:
+    """``character`` drawn in Noto Sans CJK; on a fully transparent ground (RGBA) when
+    ``transparent``, else on white (RGB)."""
+    mode, ground = ("RGBA", (0, 0, 0, 0)) if transparent else ("RGB", (255, 255, 255))
+    img = Image.new(mode, (size, size), ground)
+    face = ImageFont.truetype(FONT, int(size * 0.8))
+    fill = (*ink, 255) if transparent else ink
+    ImageDraw.Draw(img).text((size // 2, size // 2), character, font=face, fill=fill, anchor="mm")
+    return img
+
+
+def encode(image: Image.Image, fmt: str) -> bytes:
+    """``image`` encoded as PNG, JPEG (converted to RGB) or WEBP (lossless, alpha kept)."""
+    buf = io.BytesIO()
+    if fmt.upper() == "JPEG":
+        image.convert("RGB").save(buf, format="JPEG", quality=95)
+    elif fmt.upper() == "WEBP":
+        image.save(buf, format="WEBP", lossless=True)
+    else:
+        image.save(buf, format=fmt.upper())
+    return buf.getvalue()
+
+
+def run_retrieval_eval(bench: Path, out: Path) -> Path:
+    """``jiezi eval --model retrieval`` over the whole bench (BERTScore off: only the
+    predictions are needed); returns the predictions.jsonl path."""
+    from typer.testing import CliRunner
+
+    from jiezi_cli import app
+
+    res = CliRunner().invoke(app, ["eval", "--model", "retrieval", "--bench", str(bench), "--output", str(out),
+                                   "--no-bertscore", "--no-progress", "--cache-dir", str(out / "embedding-cache")])
+    assert res.exit_code == 0, res.output
+    path = out / "predictions.jsonl"
+    assert path.exists(), res.output
+    return path
+
+
+def incomplete_predictions(predictions: Path, keep: int = 3) -> bytes:
+    """The first ``keep`` lines of a predictions file: valid JSON, but most bench ids missing."""
+    lines = predictions.read_text("utf-8").splitlines()[:keep]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def bench_ids(predictions: Path) -> list[str]:
+    """The ids of a predictions file, in order."""
+    return [json.loads(line)["id"] for line in predictions.read_text("utf-8").splitlines() if line.strip()]

@@ -1,0 +1,392 @@
+"""The JieZi Space without a browser: image intake, configuration, the explorer's
+queries, the exegesis with its sources (retrieval baseline and an ``openai:`` model on a
+loopback server), the leaderboard and submission wrapper, the Hub Space bundle and the
+``jiezi space`` command. The browser test is ``test_space_browser.py``."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from jiezi_cli import app as cli
+from metrics.acce import labels
+from space import board as lb
+from space.data import ALL, DataUnavailable, SpaceConfig, query
+from space.images import GlyphImageError, on_white, prepare, sketch_image
+from space_fixtures import build_space_data, encode, glyph, run_retrieval_eval
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def data(sources_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("space-app")
+    bench, dataset = build_space_data(sources_dir, root)
+    return {"root": root, "bench": bench, "dataset": dataset}
+
+
+@pytest.fixture(scope="module")
+def handlers(data, tmp_path_factory):
+    from space.app import Handlers
+
+    with pytest.MonkeyPatch.context() as mp:  # the retrieval gallery's embedding cache
+        mp.setenv("JIEZI_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield Handlers(SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=data["root"] / "board"))
+
+
+# ------------------------------------------------------------------------ image intake
+@pytest.mark.parametrize("fmt", ["PNG", "WEBP", "JPEG"])
+def test_uploads_are_composited_on_white(fmt):
+    raw = encode(glyph("江", transparent=fmt != "JPEG"), fmt)
+    decoded = Image.open(io.BytesIO(raw))
+    out = prepare(decoded)
+    assert out.mode == "RGB"
+    # the transparent ground becomes white (a plain RGB conversion would make it black)
+    for corner in ((0, 0), (out.width - 1, 0), (0, out.height - 1)):
+        assert min(out.getpixel(corner)) >= 245, (fmt, corner, out.getpixel(corner))
+    assert min(out.convert("L").getextrema()) < 60  # the ink survives
+
+
+def test_palette_and_grey_alpha_images_are_composited_too():
+    rgba = glyph("日", transparent=True)
+    palette = rgba.convert("P", palette=Image.ADAPTIVE)
+    palette.info["transparency"] = palette.getpixel((0, 0))
+    la = rgba.convert("LA")
+    for img in (palette, la):
+        out = on_white(img)
+        assert out.mode == "RGB" and out.getpixel((0, 0)) == (255, 255, 255)
+        assert min(out.convert("L").getextrema()) < 60
+
+
+def test_prepare_rejects_what_is_not_a_glyph_and_shrinks_huge_images():
+    with pytest.raises(GlyphImageError, match="no glyph image"):
+        prepare(None)
+    with pytest.raises(GlyphImageError, match="blank"):
+        prepare(Image.new("RGBA", (100, 100), (0, 0, 0, 0)))  # an empty transparent canvas
+    with pytest.raises(GlyphImageError, match="at least 8 pixels"):
+        prepare(Image.new("RGB", (4, 40)))
+    big = glyph("木", size=3000, transparent=False)
+    assert max(prepare(big).size) == 1024
+
+
+def test_sketch_values():
+    drawn = glyph("十", transparent=True)
+    assert sketch_image({"background": None, "layers": [drawn], "composite": drawn}) is drawn
+    assert sketch_image(None) is None
+    assert sketch_image({"background": None, "layers": [], "composite": None}) is None
+    with pytest.raises(GlyphImageError):
+        sketch_image({"composite": "not an image"})
+
+
+# ------------------------------------------------------------------------ configuration
+def test_config_from_env_and_overrides(monkeypatch, tmp_path):
+    for var in ("JIEZI_BENCH", "JIEZI_DATASET", "JIEZI_BOARD", "JIEZI_BACKENDS", "JIEZI_MAX_UPLOAD_MB"):
+        monkeypatch.delenv(var, raising=False)
+    cfg = SpaceConfig.from_env()
+    assert (cfg.bench, cfg.dataset, cfg.backends, cfg.max_upload_mb) == ("jiezi/bench", "jiezi/dataset", ["retrieval"], 50)
+    monkeypatch.setenv("JIEZI_BENCH", str(tmp_path / "b"))
+    monkeypatch.setenv("JIEZI_BOARD", str(tmp_path / "board"))
+    monkeypatch.setenv("JIEZI_BACKENDS", "openai:m@http://127.0.0.1:9/v1, hf:/models/x")
+    monkeypatch.setenv("JIEZI_MAX_UPLOAD_MB", "7")
+    cfg = SpaceConfig.from_env(dataset="my/dataset")
+    assert cfg.bench == str(tmp_path / "b") and cfg.dataset == "my/dataset" and cfg.board == tmp_path / "board"
+    assert cfg.backends == ["retrieval", "openai:m@http://127.0.0.1:9/v1", "hf:/models/x"]
+    assert cfg.max_upload_mb == 7
+    with pytest.raises(ValueError, match="max_upload_mb"):
+        SpaceConfig(max_upload_mb=0)
+
+
+def test_missing_data_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    from space.app import Handlers
+
+    monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
+    h = Handlers(SpaceConfig(bench=tmp_path / "no-bench", dataset=tmp_path / "no-dataset", board=tmp_path / "board"))
+    with pytest.raises(DataUnavailable, match="JieZi-Bench .* could not be loaded.*jiezi build"):
+        h.resources.bench()
+    status, html, gallery = h.explain(glyph("江"), "retrieval")
+    assert status.startswith("⚠️") and "JieZi-Dataset" in status and html == "" and gallery == []
+    images, table, info, page, items, detail = h.explore("JieZi-Bench", "test", "", ALL, ALL, 1)
+    assert info.startswith("⚠️") and images == [] and items == []
+    assert h.bench_choices() == []
+    # the leaderboard still shows the paper's rows
+    frame, _chart, _models, board_info = h.board()
+    assert len(frame) == 18 and "18 rows" in board_info
+    assert "not available" in h.resources.status()
+
+
+def test_launch_makes_no_network_call(monkeypatch, tmp_path):
+    """Building and launching the app (Hub defaults, nothing loaded yet) connects to
+    nothing but its own 127.0.0.1 server: no analytics, no version check, no Hub."""
+    import socket
+
+    from space.app import launch
+
+    attempts = []
+    real_connect, real_create = socket.socket.connect, socket.create_connection
+
+    def loopback_only(address):
+        host = address[0] if isinstance(address, tuple) else str(address)
+        if host not in ("127.0.0.1", "::1", "localhost"):
+            attempts.append(host)
+            raise OSError(f"network call at start to {host}")
+
+    def guarded_connect(self, address):
+        loopback_only(address)
+        return real_connect(self, address)
+
+    def guarded_create(address, *args, **kwargs):
+        loopback_only(address)
+        return real_create(address, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket, "create_connection", guarded_create)
+    monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
+    demo_app, url, _ = launch(SpaceConfig(board=tmp_path / "board"), host="127.0.0.1", block=False)
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        import httpx
+
+        assert httpx.get(url, timeout=10).status_code == 200
+    finally:
+        import gradio as gr
+
+        gr.close_all()
+    assert attempts == []
+
+
+# ------------------------------------------------------------------------------ explorer
+def test_explorer_filters_and_pages(handlers):
+    res = handlers.resources
+    full = query(res, "bench", "test", page_size=10)
+    n = len(res.bench("all", "test"))
+    assert full.total == n and full.pages == -(-n // 10) and len(full.rows) == 10 and len(full.images) == 10
+    last = query(res, "bench", "test", page=999, page_size=10)
+    assert last.page == full.pages and len(last.rows) == n - 10 * (full.pages - 1)
+    char = full.rows[0][1]
+    one = query(res, "bench", "test", character=char, page_size=100)
+    assert one.total == sum(1 for c in res.bench("all", "test")["character"] if c == char)
+    assert {r[1] for r in one.rows} == {char}
+    comr = query(res, "bench", "test", subtask="COMF", page_size=100)  # answered by the component question
+    assert comr.total > 0 and {r[3] for r in comr.rows} == {"COMR"}
+    unseen = query(res, "bench", "unseen_characters", page_size=100)
+    assert unseen.total == len(res.bench("all", "unseen_characters"))
+    script = query(res, "bench", "test", script="甲骨文", page_size=100)
+    assert {r[2] for r in script.rows} <= {"甲骨文"}
+    come = query(res, "dataset", "train", subtask="COME", page_size=100)
+    assert come.total > 0 and {r[3] for r in come.rows} == {"COME"}
+    assert all(isinstance(img, Image.Image) for img, _ in come.images)
+    with pytest.raises(ValueError, match="split"):
+        query(res, "bench", "train")
+
+
+def test_explorer_detail_lists_provenance(handlers):
+    import gradio as gr
+
+    pg = query(handlers.resources, "dataset", "train", page_size=4)
+    evt = gr.SelectData(None, {"index": 0, "value": None})
+    md = handlers.detail(pg.items, evt).replace("\\", "")
+    assert pg.items[0]["character"] in md and "CHAR" in md and "image.label" in md
+
+
+# ------------------------------------------------------------------------------ exegesis
+def _gallery_only_character(handlers) -> tuple[str, dict]:
+    """A character with a Shuowen entry in its gallery record and no bench question."""
+    bench_chars = set(handlers.resources.bench("all", "test")["character"])
+    for row in handlers.resources.gallery().select_columns(["character", "script", "record"]):
+        rec = json.loads(row["record"])
+        if row["character"] not in bench_chars and any(k.startswith("shuowen:") for k in rec.get("raw", {})):
+            return row["character"], rec
+    pytest.fail("the fixture has no gallery-only character with Shuowen text")
+
+
+def test_retrieval_exegesis_answers_every_level_with_checkable_sources(handlers):
+    char, _ = _gallery_only_character(handlers)
+    explainer = handlers.explainers.get("retrieval")
+    ex = explainer.explain(prepare(glyph(char, transparent=True)))
+    assert set(ex.facts) == {"CHAR", "SCRC", "STRC", "COMR", "FORC", "ORIM", "EVOI"}
+    assert ex.facts["CHAR"].answer == char
+    assert ex.neighbours and ex.neighbours[0].character == char and ex.neighbours[0].image is not None
+    assert abs(sum(n.weight for n in ex.neighbours) - 1) < 1e-6
+    for qtype in ("SCRC", "STRC", "COMR", "FORC", "ORIM"):
+        fact = ex.facts[qtype]
+        assert fact.answer and fact.error is None, (qtype, fact)
+        assert fact.sources, qtype
+    assert ex.facts["STRC"].parsed["structure"] in labels.STRUCTURES
+    # every span quoted from a record's source entry is really in that entry's text
+    checked = 0
+    gallery = explainer.gallery
+    for fact in ex.facts.values():
+        for src in fact.sources:
+            via = src["via"]
+            if not via.startswith("record "):
+                continue
+            rec_id = via.split(",")[0].removeprefix("record ")
+            character, script = rec_id.rsplit("_", 1)
+            raw = gallery.record(character, script).get("raw", {})
+            key = f"{src['source']}:{src['entry_id']}"
+            if key in raw:
+                assert src["span"] in raw[key], (fact.qtype, src)
+                checked += 1
+    assert checked >= 3
+
+
+def test_bench_item_explained_beside_its_reference(handlers):
+    choices = handlers.bench_choices()
+    assert choices and all(" · " in label for label, _ in choices)
+    image_id = choices[0][1]
+    status, html, gallery = handlers.explain_bench(image_id, "retrieval")
+    assert "Reference answers are JieZi-Bench" in status
+    assert html.count("class='jz-ref'") == 8 and "参考 reference" in html
+    assert "CHAR <span" in html or "CHAR not scored" in html  # the item's own CHAR score
+    assert len(gallery) == 10
+
+
+def test_bad_inputs_in_the_exegesis_tab(handlers):
+    status, html, _ = handlers.explain(Image.new("RGBA", (64, 64), (0, 0, 0, 0)), "retrieval")
+    assert "blank" in status and html == ""
+    status, _, _ = handlers.explain_sketch(None, "retrieval")
+    assert "nothing drawn" in status
+    status, _, _ = handlers.explain(glyph("江"), "hf:/not/offered")
+    assert "not offered" in status
+    status, _, _ = handlers.explain_bench("", "retrieval")
+    assert "pick a bench item" in status
+
+
+class _ChatServer(BaseHTTPRequestHandler):
+    """A tiny OpenAI-compatible chat-completions server: answers by question type and
+    fails (HTTP 500) every question about the original meaning."""
+
+    requests: list = []
+    answers = {"字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
+               "六书": "形声", "演变": "篆书从水工声，隶变后水旁作氵。"}
+
+    def do_POST(self):  # noqa: N802 (http.server API)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = body["messages"][-1]["content"]
+        text = "".join(p.get("text", "") for p in user if p["type"] == "text")
+        images = [p for p in user if p["type"] == "image_url"]
+        type(self).requests.append((text, images))
+        if "本义" in text or "意义" in text:
+            self.send_response(500)
+            self.end_headers()
+            return
+        answer = next((a for k, a in self.answers.items() if k in text.split("\n")[-1]), "不知道")
+        out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                          "choices": [{"index": 0, "finish_reason": "stop",
+                                       "message": {"role": "assistant", "content": answer}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_openai_backend_answers_every_question_and_keeps_going_after_an_error(data, tmp_path, monkeypatch):
+    from space.app import Handlers
+
+    monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        spec = f"openai:tiny-vlm@http://127.0.0.1:{server.server_port}/v1"
+        h = Handlers(SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=tmp_path / "board",
+                                 backends=[spec]))
+        status, html, gallery = h.explain(glyph("江"), spec)
+    finally:
+        server.shutdown()
+    asked = _ChatServer.requests
+    assert len(asked) >= 7  # one per question type (+ retries of the failing one)
+    assert all(imgs and imgs[0]["image_url"]["url"].startswith("data:image/png;base64,") for _, imgs in asked)
+    assert f"**{spec}** answered" in status.replace("\\", "") and "Not answered: ORIM" in status
+    assert "<span class='jz-big'>江</span>" in html and "形声" in html and "「氵」" in html
+    assert "no answer" in html  # ORIM's failure is shown in its place
+    assert len(gallery) == 10  # look-alike glyphs from the gallery beside a model's answer
+
+
+# ---------------------------------------------------------------------------- leaderboard
+def test_board_table_and_chart_without_submissions(tmp_path):
+    frame = lb.table(tmp_path / "empty-board")
+    assert len(frame) == 18 and set(frame["source"]) == {lb.PAPER} and set(frame["metrics"]) == {"11/11"}
+    assert list(frame.columns) == lb.COLUMNS
+    best = frame.iloc[0]
+    assert best["model"] == "Qwen3.5-9B + JieZi-Dataset" and best["CHAR"] == 52.6 and best["SCE"] == 40.6
+    fig = lb.chart(frame, ["Kimi-K2.5", "GLM-4.6V"])
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [m.replace("EVOI_", "") for m in labels.METRICS]
+    assert len(ax.patches) == 22
+    assert lb.chart(frame, []) is None
+    assert lb.default_models(frame) == frame["model"].tolist()[:4]
+
+
+def test_submit_wrapper(data, tmp_path):
+    predictions = run_retrieval_eval(data["bench"], tmp_path / "eval")
+    good = predictions.read_bytes()
+    cfg = SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=tmp_path / "board", max_upload_mb=1)
+    assert "no file uploaded" in lb.submit(cfg, None, "m", {})
+    assert "expected file bytes" in lb.submit(cfg, "a path", "m", {})
+    assert "limit here is 1 MB" in lb.submit(cfg, b"{}" * 600_000, "m", {})
+    assert not (tmp_path / "board").exists()  # refused before the board was touched
+    assert "not allowed" in lb.submit(cfg, good, "../x", {})
+    assert "missing bench id" in lb.submit(cfg, good.split(b"\n", 1)[0] + b"\n", "m", {})
+    msg = lb.submit(cfg, good, "jiezi-retrieval", {"organisation": "JieZi", "link": "https://example.org", "notes": " "})
+    assert msg.startswith("✓ **Added**") and "jiezi-retrieval" in msg.replace("\\", "")
+    rows = list((tmp_path / "board" / "submissions").glob("*.json"))
+    assert len(rows) == 1
+    stored = json.loads(rows[0].read_text("utf-8"))
+    assert stored["meta"] == {"organization": "JieZi", "url": "https://example.org"}
+    assert "already on the board" in lb.submit(cfg, good, "again", {})
+    frame = lb.table(tmp_path / "board")
+    mine = frame[frame["model"] == "jiezi-retrieval"].iloc[0]
+    assert mine["source"].startswith("submitted") and "not computed" in mine["notes"]
+
+
+# ----------------------------------------------------------------------- bundle and CLI
+def test_space_bundle_is_self_contained(data, tmp_path):
+    from huggingface_hub import SpaceCard
+
+    import gradio
+
+    out = tmp_path / "space"
+    res = CliRunner().invoke(cli, ["space-bundle", "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    card = SpaceCard.load(out / "README.md").data
+    assert card.sdk == "gradio" and card.app_file == "app.py" and card.license == "apache-2.0"
+    assert card.sdk_version.split(".")[0] == gradio.__version__.split(".")[0]
+    assert (out / "requirements.txt").read_text().strip() and (out / "harness" / "paper_table10.json").exists()
+    # the Space's own app.py imports the bundled packages, not this checkout's
+    code = ("import sys, json; sys.path.insert(0, '.'); import app; "
+            "from space.data import SpaceConfig; "
+            f"d = app.build_app(SpaceConfig(bench={str(data['bench'])!r}, dataset={str(data['dataset'])!r}, "
+            f"board={str(tmp_path / 'b')!r})); "
+            "import harness.leaderboard, harness.retrieval, harness.backends, metrics.acce.core; "
+            "print(json.dumps({m.__name__: m.__file__ for m in list(sys.modules.values()) "
+            "if m.__name__.split('.')[0] in ('space', 'harness', 'metrics', 'builder', 'training') "
+            "and getattr(m, '__file__', None)}))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True, timeout=300,
+                          env={"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    files = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {"space.data", "space.board", "harness.leaderboard", "harness.retrieval", "metrics.acce.core"} <= set(files)
+    outside = {k: v for k, v in files.items() if not Path(v).resolve().is_relative_to(out.resolve())}
+    assert not outside
+    res = CliRunner().invoke(cli, ["space-bundle", "--output", str(out)])
+    assert res.exit_code == 2 and "not an empty folder" in res.output
+
+
+def test_jiezi_space_help_lists_its_options():
+    res = CliRunner().invoke(cli, ["space", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    for option in ("--bench", "--dataset", "--board", "--host", "--port", "--backend", "--max-upload-mb"):
+        assert option in res.output
