@@ -1,0 +1,174 @@
+"""Loading JieZi-Bench and the JieZi-Dataset gallery, and fingerprinting what was loaded.
+
+Both are read with the ordinary ``datasets.load_dataset(path_or_id, config, split=...)``
+(a folder in Hub layout or a Hub repo id; ARCHITECTURE.md). A fingerprint is the SHA-256
+of the content of the Arrow files ``datasets`` materialised: it changes when any row
+changes and stays the same when the same data is rebuilt or re-downloaded, so results,
+resumed runs and embedding caches can be tied to exactly the data they came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+BENCH_CONFIGS = ("L1", "L2", "L3", "L4", "all")
+BENCH_SPLITS = ("test", "unseen_characters", "unseen_glyphs")
+# Columns a bench must have for the harness to run and score it (ARCHITECTURE.md).
+BENCH_COLUMNS = ("id", "image", "image_id", "question", "answer_struct", "subtask", "metrics", "script",
+                 "unseen_character", "unseen_glyph")
+GALLERY_CONFIG = "records"
+GALLERY_COLUMNS = ("image", "character", "script", "record")
+
+
+class BenchError(ValueError):
+    """The bench or gallery cannot be loaded or lacks a needed column (message says which)."""
+
+
+def _local_data_files(folder: Path, config: str, split: str) -> list[str]:
+    """The parquet files of ``config``/``split`` in a Hub-layout folder, as its README's
+    YAML ``configs:`` names them (else ``<config>/<split>-*.parquet``); absolute paths."""
+    patterns = [f"{config}/{split}-*"]
+    readme = folder / "README.md"
+    if readme.exists():
+        from datasets.utils.metadata import MetadataConfigs
+        from huggingface_hub import DatasetCard
+
+        configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(readme).data)
+        if config in configs:
+            files = configs[config].get("data_files") or []
+            if isinstance(files, list):
+                found = [f["path"] for f in files if isinstance(f, dict) and f.get("split") == split]
+                patterns = [p for item in found for p in (item if isinstance(item, list) else [item])] or patterns
+    out = sorted({str(p.resolve()) for pat in patterns for p in folder.glob(pat) if p.is_file()})
+    if not out:
+        raise FileNotFoundError(f"no data files for config {config!r} split {split!r} in {folder} "
+                                f"(looked for {patterns})")
+    return out
+
+
+def load_hub_layout(path_or_id: str | Path, config: str, split: str):
+    """``datasets.load_dataset`` of one config/split of a Hub-layout folder or Hub repo id.
+
+    A local folder is read through its README's ``configs:`` as explicit parquet data files.
+    Why: datasets 5.2 keys the cache of a local folder by its name and file patterns only,
+    so a rebuilt folder, or another folder of the same name (two builds, two test
+    fixtures), is served the first one's rows from the cache; explicit data files make the
+    cache key include each file's path and modification time. Repo ids load as usual.
+    """
+    import datasets
+
+    folder = Path(str(path_or_id))
+    if folder.is_dir():
+        files = _local_data_files(folder, config, split)
+        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
+    return datasets.load_dataset(str(path_or_id), config, split=split)
+
+
+def load_bench(bench: str | Path, config: str = "all", split: str = "test"):
+    """Load one config/split of JieZi-Bench as a ``datasets.Dataset``.
+
+    ``bench``: a folder in Hub layout (``README.md`` with YAML ``configs:`` and
+    ``<config>/<split>-*.parquet``) or a Hub repo id. Raises :class:`BenchError` naming
+    the bench, config and split when loading fails or a needed column is missing.
+    """
+    if config not in BENCH_CONFIGS:
+        raise BenchError(f"config {config!r}: expected one of {list(BENCH_CONFIGS)}")
+    try:
+        ds = load_hub_layout(bench, config, split)
+    except Exception as exc:  # datasets raises many kinds; the user needs the cause
+        raise BenchError(f"cannot load bench {str(bench)!r} config {config!r} split {split!r}: "
+                         f"{type(exc).__name__}: {exc}") from exc
+    missing = [c for c in BENCH_COLUMNS if c not in ds.column_names]
+    if missing:
+        raise BenchError(f"bench {str(bench)!r} {config}/{split} lacks column(s) {missing}; "
+                         f"it has {ds.column_names}")
+    return ds
+
+
+def default_gallery(bench: str | Path) -> str:
+    """The JieZi-Dataset next to ``bench``: the sibling folder ``jiezi-dataset`` of a
+    local bench folder, or the repo id with ``bench`` replaced by ``dataset`` in its name
+    (``org/jiezi-bench`` -> ``org/jiezi-dataset``)."""
+    path = Path(str(bench))
+    if path.exists():
+        return str(path.resolve().parent / "jiezi-dataset")
+    text = str(bench)
+    if "/" in text:
+        org, name = text.rsplit("/", 1)
+        for a, b in (("bench", "dataset"), ("Bench", "Dataset"), ("BENCH", "DATASET")):
+            if a in name:
+                return f"{org}/{name.replace(a, b)}"
+    raise BenchError(f"cannot guess the JieZi-Dataset gallery next to {text!r}; pass --gallery PATH_OR_ID")
+
+
+def load_gallery(gallery: str | Path, config: str = GALLERY_CONFIG, split: str = "train"):
+    """Load JieZi-Dataset's ``records`` config (one row per glyph image: ``image``,
+    ``character``, ``script``, ``record`` = GlyphRecord JSON; ``id`` when present).
+    Raises :class:`BenchError` naming the gallery when it cannot be loaded."""
+    try:
+        ds = load_hub_layout(gallery, config, split)
+    except Exception as exc:
+        raise BenchError(f"cannot load the retrieval gallery {str(gallery)!r} config {config!r}: "
+                         f"{type(exc).__name__}: {exc}. Build it with `jiezi build` or pass --gallery") from exc
+    missing = [c for c in GALLERY_COLUMNS if c not in ds.column_names]
+    if missing:
+        raise BenchError(f"gallery {str(gallery)!r} lacks column(s) {missing}; it has {ds.column_names}")
+    return ds
+
+
+def load_training_turns(gallery: str | Path, config: str = "all", split: str = "train"):
+    """JieZi-Dataset's QA rows (``id``, ``images``, ``messages``, ``subtasks``), the
+    demonstrations of few-shot ICL and the QA records of RAG. Raises :class:`BenchError`."""
+    try:
+        return load_hub_layout(gallery, config, split)
+    except Exception as exc:
+        raise BenchError(f"cannot load JieZi-Dataset {str(gallery)!r} config {config!r}: "
+                         f"{type(exc).__name__}: {exc}") from exc
+
+
+def fingerprint(ds) -> str:
+    """SHA-256 (hex) of the content of the Arrow files behind ``ds`` plus its row count.
+
+    Falls back to hashing the rows' Arrow buffers when the dataset is in memory. Cost:
+    one read of the files (about 1 s per GB).
+    """
+    h = hashlib.sha256()
+    h.update(str(len(ds)).encode())
+    files = [f["filename"] for f in getattr(ds, "cache_files", [])]
+    if files:
+        for name in files:
+            with open(name, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 22), b""):
+                    h.update(block)
+    else:
+        for batch in ds.data.to_batches():
+            h.update(batch.serialize())
+    return h.hexdigest()
+
+
+def splits_of(row: dict) -> list[str]:
+    """The generalisation splits a bench row belongs to besides ``test``."""
+    out = []
+    if row.get("unseen_character"):
+        out.append("unseen_characters")
+    if row.get("unseen_glyph"):
+        out.append("unseen_glyphs")
+    return out
+
+
+def question_kind(row: dict) -> str:
+    """The template kind of a bench row: its ``kind`` column when present, else read
+    from ``metrics`` (``COMP_FULL`` when the component question carries COME,
+    ``COMP_ASPECT`` when it does not) or ``subtask``."""
+    kind = row.get("kind")
+    if kind:
+        return str(kind)
+    metrics = row.get("metrics") or [row.get("subtask")]
+    if isinstance(metrics, str):
+        metrics = json.loads(metrics) if metrics.startswith("[") else [metrics]
+    codes = {str(m).split("_")[0].upper() for m in metrics}
+    if codes & {"COMR", "COMF", "COMI", "COME"}:
+        return "COMP_FULL" if "COME" in codes else "COMP_ASPECT"
+    return str(row.get("subtask") or next(iter(codes)))

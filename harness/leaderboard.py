@@ -1,0 +1,447 @@
+"""The JieZi-Bench leaderboard: validate, score and store submissions; list the table.
+
+One code path for the CLI (``jiezi leaderboard submit|show``) and the Gradio Space:
+
+- :func:`submit` ``(file_bytes, model_name, meta, board_dir) -> Row`` validates a
+  ``predictions.jsonl`` (:func:`validate_predictions`), scores it with the board's fixed
+  settings and stores one immutable row; it raises :class:`SubmissionError` with a
+  plain-words message on any problem.
+- :func:`table` ``(board_dir) -> list[dict]`` gives the submitted rows and the paper's
+  Table 10 rows (``paper_table10.json``, marked "reported in paper"), best macro first.
+
+Board folder::
+
+    BOARD/board.json                  fixed at creation: the bench (source, fingerprint,
+                                      rows) and the scorer (BERTScore model, judge)
+    BOARD/submissions/<id>.json       one row per distinct submission (never rewritten)
+    BOARD/predictions/<id>.jsonl      the submitted predictions, as validated
+
+A submission's id is the SHA-256 of its content (the (id, output) pairs sorted by id),
+so the same answers submitted twice are one row; rows are created with an exclusive
+link of a fully written temp file, so no row ever overwrites another.
+
+Submission format (the ``predictions.jsonl`` that ``jiezi eval`` writes): UTF-8 JSON
+Lines, one object per bench row of the board's config/split, each id exactly once;
+fields ``id`` (string, required), ``output`` (string or null, required), and optionally
+``parsed`` (object or null), ``latency_s`` (number or null), ``error`` (string or null);
+no other field; plain JSON only (no NaN/Infinity, no duplicate keys).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from metrics.acce import labels
+
+BOARD_FORMAT = "jiezi-leaderboard/1"
+MAX_BYTES = 50_000_000  # bytes; a full-bench predictions file is a few MB
+ALLOWED_FIELDS = ("id", "output", "parsed", "latency_s", "error")
+REQUIRED_FIELDS = ("id", "output")
+PAPER_TABLE = Path(__file__).with_name("paper_table10.json")
+LEVEL_KEYS = ("L1", "L2", "L3", "L4", "macro")
+_NAME = re.compile(r"^[^\W_][\w .+\-()]{0,79}$")
+_SHOWN_PROBLEMS = 5
+
+
+class SubmissionError(ValueError):
+    """A submission was rejected; the message says what is wrong in plain words."""
+
+
+@dataclass
+class Row:
+    """One leaderboard row. ``scores``: the eleven metrics plus L1..L4 and macro (0-100,
+    None when not computed); ``source``: ``"submitted"`` or ``"reported in paper"``;
+    ``created``: False when the same content was already on the board."""
+
+    id: str
+    model_name: str
+    source: str
+    scores: dict
+    meta: dict = field(default_factory=dict)
+    submitted_at: str | None = None
+    details: dict = field(default_factory=dict)
+    created: bool = True
+
+    def to_dict(self) -> dict:
+        """The row as JSON values."""
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------- inputs
+def check_model_name(name: str) -> str:
+    """Return the stripped name, or raise :class:`SubmissionError`: 1-80 characters,
+    letters, digits, spaces and ``. _ - + ( )``, starting with a letter or digit (so no
+    path such as ``../x``)."""
+    text = (name or "").strip()
+    if not text:
+        raise SubmissionError("the model name is empty")
+    if not _NAME.match(text) or ".." in text:
+        raise SubmissionError(
+            f"the model name {text!r} is not allowed: use 1-80 letters, digits, spaces and . _ - + ( ), "
+            "starting with a letter or digit (no slashes or '..')")
+    return text
+
+
+_META_FIELDS = {"organization": str, "url": str, "paper": str, "base_model": str, "params": (str, int, float),
+                "license": str, "notes": str, "contact": str, "training_data": str, "date": str}
+
+
+def check_meta(meta: dict | None) -> dict:
+    """Validate submission metadata: a JSON object with only the keys of
+    ``organization, url, paper, base_model, params, license, notes, contact,
+    training_data, date`` (strings up to 500 characters; ``params`` may be a number).
+    Raises :class:`SubmissionError` naming the key."""
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise SubmissionError(f"the metadata must be a JSON object, not {type(meta).__name__}")
+    for key, value in meta.items():
+        if key not in _META_FIELDS:
+            raise SubmissionError(f"metadata field {key!r} is not accepted; allowed: {sorted(_META_FIELDS)}")
+        if not isinstance(value, _META_FIELDS[key]) or isinstance(value, bool):
+            raise SubmissionError(f"metadata field {key!r} must be text{' or a number' if key == 'params' else ''}")
+        if isinstance(value, str) and len(value) > 500:
+            raise SubmissionError(f"metadata field {key!r} is longer than 500 characters")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SubmissionError(f"metadata field {key!r} must be a finite number")
+    return dict(meta)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not plain JSON")
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"key {k!r} appears twice")
+        out[k] = v
+    return out
+
+
+def _problems(kind: str, items: list[str]) -> str:
+    shown = ", ".join(repr(i) for i in items[:_SHOWN_PROBLEMS])
+    more = f" and {len(items) - _SHOWN_PROBLEMS} more" if len(items) > _SHOWN_PROBLEMS else ""
+    return f"{len(items)} {kind}: {shown}{more}"
+
+
+def validate_predictions(data: bytes, bench_ids: list[str], *, max_bytes: int = MAX_BYTES) -> list[dict]:
+    """Parse and check a submitted predictions file; returns one dict per line.
+
+    Checks, in order: size (``max_bytes``), UTF-8, each non-empty line a plain JSON object
+    (no NaN/Infinity, no duplicate keys), only :data:`ALLOWED_FIELDS` with the right types,
+    every id of ``bench_ids`` exactly once and no other id. Raises
+    :class:`SubmissionError` naming the line, field or ids at fault.
+    """
+    if len(data) > max_bytes:
+        raise SubmissionError(f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise SubmissionError(f"the file is not UTF-8 text: invalid byte 0x{data[exc.start]:02x} on line {line} "
+                              f"(byte offset {exc.start})") from exc
+    text = text.removeprefix("\ufeff")
+    rows, problems = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+        except ValueError as exc:
+            problems.append(f"line {n}: not plain JSON ({exc})")
+            continue
+        if not isinstance(obj, dict):
+            problems.append(f"line {n}: expected a JSON object, got {type(obj).__name__}")
+            continue
+        unknown = [k for k in obj if k not in ALLOWED_FIELDS]
+        if unknown:
+            problems.append(f"line {n}: unknown field(s) {unknown}; allowed fields are {list(ALLOWED_FIELDS)}")
+            continue
+        missing = [k for k in REQUIRED_FIELDS if k not in obj]
+        if missing:
+            problems.append(f"line {n}: missing field(s) {missing}")
+            continue
+        if not isinstance(obj["id"], str) or not obj["id"]:
+            problems.append(f"line {n}: field 'id' must be a non-empty string")
+            continue
+        if obj["output"] is not None and not isinstance(obj["output"], str):
+            problems.append(f"line {n}: field 'output' must be a string or null")
+            continue
+        if obj.get("parsed") is not None and not isinstance(obj["parsed"], dict):
+            problems.append(f"line {n}: field 'parsed' must be an object or null")
+            continue
+        lat = obj.get("latency_s")
+        if lat is not None and (isinstance(lat, bool) or not isinstance(lat, (int, float))):
+            problems.append(f"line {n}: field 'latency_s' must be a number or null")
+            continue
+        if obj.get("error") is not None and not isinstance(obj["error"], str):
+            problems.append(f"line {n}: field 'error' must be a string or null")
+            continue
+        rows.append(obj)
+        if len(problems) > 50:
+            break
+    if problems:
+        raise SubmissionError(_problems("bad line(s)", problems))
+    if not rows:
+        raise SubmissionError("the file holds no predictions")
+    seen: dict[str, int] = {}
+    for r in rows:
+        seen[r["id"]] = seen.get(r["id"], 0) + 1
+    dupes = [i for i, c in seen.items() if c > 1]
+    expected = set(bench_ids)
+    unknown_ids = [i for i in seen if i not in expected]
+    missing_ids = [i for i in bench_ids if i not in seen]
+    msgs = []
+    if dupes:
+        msgs.append(_problems("duplicate id(s)", dupes))
+    if missing_ids:
+        msgs.append(_problems("missing bench id(s)", missing_ids))
+    if unknown_ids:
+        msgs.append(_problems("id(s) not in the bench", unknown_ids))
+    if msgs:
+        raise SubmissionError("; ".join(msgs) + f" (the board expects each of its {len(bench_ids)} bench ids exactly once)")
+    return rows
+
+
+def content_id(rows: list[dict]) -> str:
+    """SHA-256 (hex) of the (id, output) pairs sorted by id: the submission's identity."""
+    h = hashlib.sha256()
+    for r in sorted(rows, key=lambda r: r["id"]):
+        h.update(json.dumps([r["id"], r.get("output")], ensure_ascii=False).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------------ board
+@dataclass
+class Board:
+    """A board folder and its fixed settings (``board.json``)."""
+
+    path: Path
+    config: dict
+
+    @property
+    def bench(self) -> dict:
+        return self.config["bench"]
+
+    @property
+    def scorer(self) -> dict:
+        return self.config["scorer"]
+
+
+def _write_exclusive(path: Path, text: str) -> bool:
+    """Create ``path`` with ``text`` atomically; False (and nothing written) when it exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)  # fails if the name exists: a row is never replaced
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        os.unlink(tmp)
+
+
+def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_model: str | None = None,
+               judge: str | None = None, config: str = "all", split: str = "test") -> Board:
+    """Open a board, creating ``board.json`` on first use.
+
+    On creation the bench is ``bench`` (default: the ``jiezi-bench`` folder beside the
+    board folder) and the scorer uses ``bertscore_model`` / ``judge``. On an existing
+    board those settings are fixed: a different ``bertscore_model`` or ``judge``, or a
+    bench with another fingerprint, raises :class:`SubmissionError`.
+    """
+    from harness.bench import fingerprint, load_bench
+
+    path = Path(board_dir)
+    cfg_path = path / "board.json"
+    if cfg_path.exists():
+        cfg = json.loads(cfg_path.read_text("utf-8"))
+        board = Board(path, cfg)
+        if bertscore_model and bertscore_model != cfg["scorer"]["bertscore_model"]:
+            raise SubmissionError(f"this board scores with BERTScore model {cfg['scorer']['bertscore_model']!r}; "
+                                  f"its settings are fixed, so --bertscore-model {bertscore_model!r} cannot be used")
+        if judge and judge != cfg["scorer"].get("judge"):
+            raise SubmissionError(f"this board scores EVOI with judge {cfg['scorer'].get('judge')!r}; "
+                                  f"its settings are fixed, so --judge {judge!r} cannot be used")
+        if bench:
+            fp = fingerprint(load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"]))
+            if fp != cfg["bench"]["fingerprint"]:
+                raise SubmissionError(f"the bench {bench!r} differs from the one this board was created for "
+                                      f"({cfg['bench']['source']!r}, fingerprint {cfg['bench']['fingerprint'][:12]})")
+        return board
+    source = bench or str(path.resolve().parent / "jiezi-bench")
+    ds = load_bench(source, config, split)
+    from harness.scoring import resolve_bertscore_model
+
+    _, record = resolve_bertscore_model(bertscore_model)
+    cfg = {
+        "format": BOARD_FORMAT,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "bench": {"source": str(source), "config": config, "split": split, "fingerprint": fingerprint(ds),
+                  "rows": len(ds)},
+        "scorer": {"bertscore_model": bertscore_model or record["requested"], "bertscore": record, "judge": judge},
+        "max_bytes": MAX_BYTES,
+    }
+    path.mkdir(parents=True, exist_ok=True)
+    if not _write_exclusive(cfg_path, json.dumps(cfg, ensure_ascii=False, indent=1) + "\n"):
+        return open_board(board_dir)  # created meanwhile by another submission
+    return Board(path, cfg)
+
+
+def _bench_rows(board: Board) -> list[dict]:
+    from harness.bench import load_bench
+    from harness.run import META_COLUMNS
+
+    ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"])
+    return ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
+
+
+def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool) -> dict:
+    from harness.scoring import make_judge, score_rows, scorer_settings
+
+    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress)
+    judge = make_judge(board.scorer.get("judge"))
+    if judge is None:
+        judge = False  # a board without a judge never picks one up from the environment
+    result = score_rows(bench_rows, {r["id"]: r.get("output") for r in rows}, settings, judge)
+    return {"result": result, "bertscore": record}
+
+
+def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
+           bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
+           progress: bool = False) -> Row:
+    """Validate, score and store one submission; returns its :class:`Row`.
+
+    ``file_bytes``: the predictions.jsonl content; ``model_name``: see
+    :func:`check_model_name`; ``meta``: see :func:`check_meta`; ``board_dir``: the board
+    folder (created with ``bench`` / ``bertscore_model`` / ``judge`` on first use, see
+    :func:`open_board`). The same content already on the board returns the existing row
+    with ``created=False``. Raises :class:`SubmissionError` with a plain-words message.
+    """
+    name = check_model_name(model_name)
+    meta = check_meta(meta)
+    max_bytes = MAX_BYTES
+    if len(file_bytes) > max_bytes:  # before any parsing or bench loading
+        raise SubmissionError(f"the file is {len(file_bytes) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
+    board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge)
+    bench_rows = _bench_rows(board)
+    rows = validate_predictions(file_bytes, [r["id"] for r in bench_rows], max_bytes=board.config.get("max_bytes", max_bytes))
+    sid = content_id(rows)
+    row_path = board.path / "submissions" / f"{sid}.json"
+    if row_path.exists():
+        existing = load_row(row_path)
+        existing.created = False
+        return existing
+    scored = _score(board, rows, bench_rows, progress)
+    res = scored["result"]
+    scores = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
+    details = {
+        "n_predictions": len(rows),
+        "empty_or_failed": sum(1 for r in rows if not r.get("output")),
+        "lenient": res.get("lenient"),
+        "FORC_partial": res.get("FORC_partial"),
+        "counts": res.get("counts"),
+        "not_computed": res.get("not_computed"),
+        "bench": board.bench,
+        "bertscore": scored["bertscore"],
+        "scorer_settings": res.get("settings"),
+        "comparable_to_paper": bool(scored["bertscore"].get("comparable_to_paper")),
+    }
+    row = Row(id=sid, model_name=name, source="submitted", scores=scores, meta=meta,
+              submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), details=details)
+    preds = "".join(json.dumps({k: r.get(k) for k in ALLOWED_FIELDS if k in r}, ensure_ascii=False) + "\n"
+                    for r in rows)
+    _write_exclusive(board.path / "predictions" / f"{sid}.jsonl", preds)
+    data = row.to_dict()
+    data.pop("created")
+    if not _write_exclusive(row_path, json.dumps(data, ensure_ascii=False, indent=1) + "\n"):
+        existing = load_row(row_path)  # the same content arrived concurrently
+        existing.created = False
+        return existing
+    return row
+
+
+def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None, board_dir: str | Path,
+                **kwargs) -> Row:
+    """:func:`submit` for files on disk; the size limit is checked before reading."""
+    p = Path(path)
+    if not p.is_file():
+        raise SubmissionError(f"{p}: no such file")
+    size = p.stat().st_size
+    if size > MAX_BYTES:
+        raise SubmissionError(f"{p.name} is {size / 1e6:.1f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
+    meta = None
+    if meta_path:
+        try:
+            meta = json.loads(Path(meta_path).read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SubmissionError(f"metadata file {meta_path}: not a readable UTF-8 JSON file ({exc})") from exc
+    return submit(p.read_bytes(), model_name, meta, board_dir, **kwargs)
+
+
+def load_row(path: str | Path) -> Row:
+    """Read one stored row."""
+    data = json.loads(Path(path).read_text("utf-8"))
+    return Row(**{k: v for k, v in data.items() if k in Row.__dataclass_fields__})
+
+
+# ------------------------------------------------------------------------------ table
+def level_scores(scores: dict) -> dict:
+    """L1..L4 and macro from the eleven metric values: the mean of each level's metrics
+    that are not None, and of all of them (the metric core's definition)."""
+    out = {}
+    for level in labels.LEVELS:
+        vals = [scores[m] for m in labels.METRICS if labels.METRIC_LEVEL[m] == level and scores.get(m) is not None]
+        out[level] = sum(vals) / len(vals) if vals else None
+    vals = [scores[m] for m in labels.METRICS if scores.get(m) is not None]
+    out["macro"] = sum(vals) / len(vals) if vals else None
+    return out
+
+
+def paper_rows() -> list[Row]:
+    """The paper's Table 10 rows (``paper_table10.json``), source ``"reported in paper"``."""
+    data = json.loads(PAPER_TABLE.read_text("utf-8"))
+    rows = []
+    for r in data["rows"]:
+        scores = dict(zip(data["metric_order"], r["scores"]))
+        scores.update(level_scores(scores))
+        rows.append(Row(id="paper:" + r["model"], model_name=r["model"], source="reported in paper", scores=scores,
+                        meta={"reference": data["source"]},
+                        details={"bertscore": {"requested": data["bertscore_model"], "comparable_to_paper": True},
+                                 "judge": data["judge"], "comparable_to_paper": True}))
+    return rows
+
+
+def submitted_rows(board_dir: str | Path) -> list[Row]:
+    """Every stored submission of the board (unreadable files are skipped)."""
+    folder = Path(board_dir) / "submissions"
+    out = []
+    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append(load_row(p))
+        except (OSError, ValueError, TypeError):
+            continue
+    return out
+
+
+def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[Row]:
+    """Submitted rows plus (``include_paper``) the paper's rows, best macro first (a row
+    without a macro last)."""
+    rows = (submitted_rows(board_dir) if board_dir else []) + (paper_rows() if include_paper else [])
+    return sorted(rows, key=lambda r: (r.scores.get("macro") is None, -(r.scores.get("macro") or 0.0)))

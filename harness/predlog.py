@@ -1,0 +1,137 @@
+"""``predictions.jsonl``: the append-only, resumable record of a run's answers.
+
+One JSON object per line (UTF-8, JSON Lines), the fields of :data:`FIELDS`:
+``id`` (bench row id), ``output`` (raw model text, None when the call failed),
+``parsed`` (``metrics.acce.core.parse_answer`` of the output, None when unparseable),
+``latency_s`` (seconds of the backend call that produced it; a batch shares one call),
+``error`` (None, or the error text of a failed call).
+
+Each answer is appended as one line and flushed as soon as it arrives, so a crash loses at
+most the answers in flight. A line cut off by a crash is removed when the file is opened
+again. An id whose latest line has an error is not done: a resumed run asks it again and
+appends the new line; :meth:`PredictionLog.compact` finally rewrites the file (to a temp
+name, then renamed) with exactly one line per id, in bench order, which is the form the
+leaderboard accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+FIELDS = ("id", "output", "parsed", "latency_s", "error")
+
+
+class PredictionLog:
+    """The predictions file at ``path`` (created when missing).
+
+    ``records``: latest record per id (read at open, updated by :meth:`append`);
+    ``bad_lines``: lines that were not JSON objects with an ``id`` (skipped, counted);
+    ``repaired``: True when a cut-off last line was removed at open.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.records: dict[str, dict] = {}
+        self.bad_lines = 0
+        self.repaired = False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._load()
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            # The last line was being written when the run stopped: drop it (it is re-asked).
+            keep = data.rfind(b"\n") + 1
+            with open(self.path, "r+b") as fh:
+                fh.truncate(keep)
+            data = data[:keep]
+            self.repaired = True
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                self.bad_lines += 1
+                continue
+            if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
+                self.bad_lines += 1
+                continue
+            self.records[rec["id"]] = rec
+
+    def done(self) -> set[str]:
+        """Ids whose latest record has no error."""
+        return {k for k, r in self.records.items() if r.get("error") is None}
+
+    def errors(self) -> set[str]:
+        """Ids whose latest record has an error."""
+        return {k for k, r in self.records.items() if r.get("error") is not None}
+
+    def append(self, record: dict) -> None:
+        """Append one record (one ``write`` of one full line, then flush)."""
+        rec = {k: record.get(k) for k in FIELDS}
+        self._fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        self.records[rec["id"]] = rec
+
+    def sync(self) -> None:
+        """Flush and fsync the file."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        """Flush, fsync and close."""
+        if not self._fh.closed:
+            self.sync()
+            self._fh.close()
+
+    def compact(self, order: list[str]) -> None:
+        """Rewrite the file atomically with the latest record per id: ids of ``order``
+        first (in that order), then any other ids in file order."""
+        self.close()
+        seen = set(order)
+        ids = [i for i in order if i in self.records] + [i for i in self.records if i not in seen]
+        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                for i in ids:
+                    fh.write(json.dumps(self.records[i], ensure_ascii=False) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def __enter__(self) -> "PredictionLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def atomic_write_json(path: str | Path, obj, *, indent: int | None = 1) -> None:
+    """Write ``obj`` as UTF-8 JSON to ``path`` via a temp file and rename (never a
+    half-written file under the final name)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, ensure_ascii=False, indent=indent)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,468 @@
+"""``jiezi eval``: run a model over JieZi-Bench and score it.
+
+:func:`evaluate` loads the bench (``datasets.load_dataset(path_or_id, config,
+split=...)``), asks the model every question (bounded concurrency, batches for ``hf:``,
+a progress bar), appends each answer to ``OUTPUT/predictions.jsonl`` as it arrives
+(:mod:`harness.predlog`), and scores the answers with the ACCE metric core into
+``OUTPUT/results.json``.
+
+Resuming: ``OUTPUT/run.json`` records what the run is (model, bench fingerprint,
+config, split, strategy, paraphrases, prompt version, decoding); running the same command
+again skips every id already answered without error and asks the rest (failed ones
+included). A different run in the same folder is refused, never mixed in.
+
+``results.json`` (format ``jiezi-eval-results/1``): ``model`` (spec, backend, decoding
+settings; for the baseline its settings and gallery fingerprint), ``bench`` (source,
+config, split, content fingerprint, rows, images, limit), ``strategy``,
+``prompt_version``, ``scores`` (the metric core's output: the eleven metrics on 0-100 or
+None with the reason in ``not_computed``, ``L1``..``L4``, ``macro``, ``lenient``,
+``FORC_partial``, ``counts``, ``skipped``, ``warnings``), ``breakdown`` (by script, by
+split, by script x split), ``scorer`` (the metric's settings and the BERTScore model
+record with ``comparable_to_paper``), ``run`` (questions asked, errors, generation /
+scoring / wall seconds), ``packages`` (versions), and ``paraphrase`` for paraphrase runs.
+
+Paraphrase robustness (``paraphrases=N``, paper Table 13): every question is also asked
+in ``N`` other wordings, each wording with its own predictions file
+(``predictions-p1.jsonl`` ...) and scores; results.json gets the per-wording scores and the
+mean change against the original wording.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from harness import prompts, strategies
+from harness.backends import (
+    HFBackend,
+    OpenAIBackend,
+    Request,
+    RetrievalBackend,
+    parse_model_spec,
+)
+from harness.bench import default_gallery, fingerprint, load_bench, question_kind
+from harness.predlog import PredictionLog, atomic_write_json
+from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
+from metrics.acce import labels
+
+RESULTS_FORMAT = "jiezi-eval-results/1"
+PARAPHRASE_SOURCES = ("own", "templates")
+META_COLUMNS = ("id", "image_id", "question", "answer_struct", "subtask", "metrics", "level", "character", "script",
+                "unseen_character", "unseen_glyph", "kind")
+
+
+class RunError(RuntimeError):
+    """The run cannot start or continue (message says why and what to do)."""
+
+
+@dataclass
+class EvalOptions:
+    """Options of one ``jiezi eval`` run (the CLI flags of the same names).
+
+    ``limit``: first N rows of the split; ``concurrency``: parallel backend calls (default
+    per backend: openai 8, hf 1, retrieval 1); ``batch_size``: questions per hf call;
+    ``strategy``: zero-shot | icl | rag | dict; ``paraphrases``: extra wordings per
+    question (0-3); ``paraphrase_source``: ``own`` (this harness's wordings, never seen in
+    training) or ``templates`` (the builder's other template phrasings);
+    ``gallery``: JieZi-Dataset folder or id (default: next to the bench);
+    ``bertscore_model``: see :func:`harness.scoring.resolve_bertscore_model`;
+    ``judge``: see :func:`harness.scoring.make_judge`; ``score``: False skips results.json;
+    ``bertscore``: False reports ORIM/COMI as not computed without loading a model.
+    """
+
+    model: str
+    bench: str
+    output: Path
+    config: str = "all"
+    split: str = "test"
+    limit: int | None = None
+    concurrency: int | None = None
+    batch_size: int | None = None
+    strategy: str = "zero-shot"
+    paraphrases: int = 0
+    paraphrase_source: str = "own"
+    gallery: str | None = None
+    bertscore_model: str | None = None
+    judge: str | None = None
+    max_new_tokens: int = 1024
+    temperature: float = 0.0
+    max_retries: int = 4
+    timeout: float = 120.0
+    device: str = "auto"
+    dtype: str = "auto"
+    retrieval_k: int = 10
+    retrieval_temperature: float = 0.02
+    embedder: str = "hog"
+    cache_dir: Path | None = None
+    progress: bool = True
+    score: bool = True
+    bertscore: bool = True
+
+
+def predictions_path(output: Path, wording: int = 0) -> Path:
+    """``predictions.jsonl`` for the original wording, ``predictions-p<k>.jsonl`` for paraphrase k."""
+    return Path(output) / ("predictions.jsonl" if wording == 0 else f"predictions-p{wording}.jsonl")
+
+
+def template_paraphrases(kind: str, original: str, n: int) -> list[str]:
+    """Up to ``n`` phrasings of template ``kind`` from ``builder.qa_templates`` (the
+    builder's other wordings) that differ from ``original``."""
+    from builder import qa_templates
+
+    if kind not in qa_templates.TEMPLATES:
+        return []
+    out = []
+    for i in range(len(qa_templates.TEMPLATES[kind])):
+        zh, _ = qa_templates.question(kind, i)
+        if zh.strip() != original.strip() and zh not in out:
+            out.append(zh)
+    return out[:n]
+
+
+def _wordings(meta: dict, opts: EvalOptions) -> list[str]:
+    """The question texts of one row: the bench's own, then the paraphrases."""
+    if opts.paraphrases <= 0:
+        return [meta["question"]]
+    kind = question_kind(meta)
+    if opts.paraphrase_source == "templates":
+        extra = template_paraphrases(kind, meta["question"], opts.paraphrases)
+    else:
+        extra = prompts.paraphrases(prompts.question_type(kind), meta["question"], opts.paraphrases)
+    return [meta["question"], *extra]
+
+
+def _run_identity(opts: EvalOptions, spec, bench_fp: str, decoding: dict) -> dict:
+    # The endpoint is not part of a run's identity: a server restarted elsewhere serving the
+    # same model continues the run.
+    return {"model": f"{spec.kind}:{spec.name}", "bench_fingerprint": bench_fp, "config": opts.config, "split": opts.split,
+            "strategy": opts.strategy, "paraphrases": opts.paraphrases,
+            "paraphrase_source": opts.paraphrase_source if opts.paraphrases else None,
+            "prompt_version": prompts.PROMPT_VERSION if spec.kind != "retrieval" else None, "decoding": decoding}
+
+
+def _decoding_identity(settings: dict, gallery) -> dict:
+    """The backend settings that change answers (not concurrency, timeouts or devices)."""
+    keep = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "dtype", "retrieval")
+    out = {k: settings[k] for k in keep if k in settings}
+    if gallery is not None:
+        out["gallery_fingerprint"] = gallery.fingerprint
+        out["embedder"] = gallery.embedder.name
+    return out
+
+
+def _check_identity(output: Path, identity: dict) -> None:
+    path = output / "run.json"
+    has_predictions = any(output.glob("predictions*.jsonl"))
+    if not path.exists():
+        if has_predictions:
+            raise RunError(f"{output}: holds predictions but no run.json, so it is not known what they answer; "
+                           "use a new --output folder")
+        atomic_write_json(path, identity)
+        return
+    old = json.loads(path.read_text("utf-8"))
+    diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+    if diff:
+        details = "; ".join(f"{k}: {old.get(k)!r} -> {identity.get(k)!r}" for k in diff)
+        raise RunError(f"{output} holds another run ({details}); use a new --output folder to keep both")
+
+
+def _make_backend(spec, opts: EvalOptions, gallery_source: str | None):
+    if spec.kind == "openai":
+        return OpenAIBackend(spec, max_tokens=opts.max_new_tokens, temperature=opts.temperature,
+                             timeout=opts.timeout, max_retries=opts.max_retries)
+    if spec.kind == "hf":
+        return HFBackend(spec, device=opts.device, dtype=opts.dtype, batch_size=opts.batch_size or 8,
+                         max_new_tokens=opts.max_new_tokens)
+    from harness.retrieval import RetrievalSettings, build_baseline
+
+    settings = RetrievalSettings(k=opts.retrieval_k, temperature=opts.retrieval_temperature, embedder=opts.embedder)
+    baseline = build_baseline(gallery_source, settings, cache_dir=opts.cache_dir, progress=opts.progress)
+    return RetrievalBackend(baseline)
+
+
+def _bench_neighbours(ds, metas: list[dict], gallery, k: int, bench_fp: str, opts: EvalOptions) -> dict[str, tuple]:
+    """``{image_id: (sims, idx)}`` for every distinct bench image, embeddings cached."""
+    from harness.retrieval import embed_images
+
+    first: dict[str, int] = {}
+    for i, m in enumerate(metas):
+        first.setdefault(m["image_id"], i)
+    image_ids = list(first)
+    key = hashlib.sha256(("\n".join(image_ids) + bench_fp).encode()).hexdigest()[:20]
+    cache = gallery.cache_dir / f"bench-{key}-{gallery.embedder.name}.npy"
+    sub = ds.select([first[i] for i in image_ids])
+    queries = embed_images(sub, "image", gallery.embedder, cache=cache, progress=opts.progress, desc="embed bench")
+    sims, idx = gallery.search(queries, k)
+    return {iid: (sims[j], idx[j]) for j, iid in enumerate(image_ids)}
+
+
+def _parse(output: str | None, metrics) -> dict | None:
+    from metrics.acce.core import parse_answer
+
+    if not output:
+        return None
+    try:
+        return parse_answer(output, list(metrics))
+    except ValueError:
+        return None
+
+
+class _Worker:
+    """Builds requests and calls the backend for one batch of work items; never raises."""
+
+    def __init__(self, backend, ds, metas, opts, gallery, neighbours):
+        self.backend, self.ds, self.metas, self.opts = backend, ds, metas, opts
+        self.gallery, self.neighbours = gallery, neighbours
+        self._ds_lock = threading.Lock()
+
+    def _request(self, item) -> Request:
+        wording, i, question = item
+        meta = self.metas[i]
+        kind = question_kind(meta)
+        key = meta["id"]
+        if self.backend.kind == "retrieval":
+            return Request(key, [], image_id=meta["image_id"], kind=kind, extra={"wording": wording, "index": i})
+        with self._ds_lock:  # decoding one image; the Arrow table is shared
+            image = self.ds[i]["image"]
+        idx = self.neighbours[meta["image_id"]][1] if self.neighbours else None
+        messages = strategies.build_messages(self.opts.strategy, image, question, prompts.question_type(kind),
+                                             meta["subtask"], self.gallery, idx)
+        return Request(key, messages, image_id=meta["image_id"], kind=kind, extra={"wording": wording, "index": i})
+
+    def __call__(self, batch: list) -> list[tuple[int, dict]]:
+        out, ready = [], []
+        for item in batch:
+            try:
+                ready.append(self._request(item))
+            except Exception as exc:  # a bad row (e.g. an unreadable image) fails alone
+                out.append((item[0], self._record(item[1], None, 0.0, exc)))
+        if ready:
+            out.extend(self._call(ready))
+        return out
+
+    def _call(self, reqs: list[Request]) -> list[tuple[int, dict]]:
+        t0 = time.perf_counter()
+        try:
+            texts = self.backend.generate(reqs)
+            if len(texts) != len(reqs):
+                raise RuntimeError(f"backend returned {len(texts)} answers for {len(reqs)} questions")
+        except Exception as exc:
+            if len(reqs) > 1:  # isolate the item that broke the batch
+                return [r for req in reqs for r in self._call([req])]
+            return [(reqs[0].extra["wording"], self._record(reqs[0].extra["index"], None,
+                                                            time.perf_counter() - t0, exc))]
+        dt = time.perf_counter() - t0
+        return [(r.extra["wording"], self._record(r.extra["index"], t, dt, None)) for r, t in zip(reqs, texts)]
+
+    def _record(self, i: int, text: str | None, dt: float, exc: Exception | None) -> dict:
+        meta = self.metas[i]
+        err = None if exc is None else f"{type(exc).__name__}: {exc}"[:2000]
+        return {"id": meta["id"], "output": text, "parsed": _parse(text, meta["metrics"]) if text is not None else None,
+                "latency_s": round(dt, 4), "error": err}
+
+
+def _generate(worker: _Worker, items: list, logs: dict[int, PredictionLog], batch_size: int, concurrency: int,
+              progress: bool) -> None:
+    from tqdm.auto import tqdm
+
+    batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
+    it = iter(batches)
+    last_sync = time.monotonic()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool, \
+            tqdm(total=len(items), desc="answer", unit="q", disable=not progress) as bar:
+        pending = set()
+
+        def submit() -> None:
+            batch = next(it, None)
+            if batch is not None:
+                pending.add(pool.submit(worker, batch))
+
+        for _ in range(2 * concurrency):  # a bounded window: memory stays flat
+            submit()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                pending.discard(fut)
+                for wording, rec in fut.result():
+                    logs[wording].append(rec)
+                    bar.update(1)
+                submit()
+            if time.monotonic() - last_sync > 5:
+                for log in logs.values():
+                    log.sync()
+                last_sync = time.monotonic()
+
+
+def _avg_delta(base: dict, variants: list[dict]) -> dict:
+    keys = list(labels.METRICS) + ["L1", "L2", "L3", "L4", "macro"]
+    out = {}
+    for k in keys:
+        diffs = [v[k] - base[k] for v in variants if v.get(k) is not None and base.get(k) is not None]
+        out[k] = sum(diffs) / len(diffs) if diffs else None
+    return out
+
+
+def evaluate(opts: EvalOptions) -> dict:
+    """Run ``opts.model`` over the bench and write predictions and results (see module
+    docstring). Returns the results dict (also written to ``OUTPUT/results.json`` unless
+    ``opts.score`` is False). Raises :class:`RunError`, ``harness.bench.BenchError``,
+    ``harness.backends.ModelSpecError`` or ``harness.scoring.ScoringSetupError`` with a
+    message naming the problem; a backend failure on one item is recorded, not raised.
+    """
+    t_start = time.time()
+    spec = parse_model_spec(opts.model)
+    if opts.strategy not in strategies.STRATEGIES:
+        raise RunError(f"--strategy {opts.strategy!r}: expected one of {list(strategies.STRATEGIES)}")
+    if spec.kind == "retrieval" and (opts.strategy != "zero-shot" or opts.paraphrases):
+        raise RunError("--strategy and --paraphrases apply to openai: and hf: models; the retrieval baseline "
+                       "answers from the image alone")
+    if not 0 <= opts.paraphrases <= 3:
+        raise RunError(f"--paraphrases {opts.paraphrases}: expected 0..3")
+    if opts.paraphrase_source not in PARAPHRASE_SOURCES:
+        raise RunError(f"--paraphrase-source {opts.paraphrase_source!r}: expected one of {list(PARAPHRASE_SOURCES)}")
+    if opts.limit is not None and opts.limit < 1:
+        raise RunError(f"--limit {opts.limit}: expected a positive number of rows")
+    settings, bert_record = (scorer_settings(opts.bertscore_model, bertscore=opts.bertscore,
+                                                    progress=opts.progress) if opts.score
+                             else (None, None))
+    judge = make_judge(opts.judge) if opts.score else None
+
+    ds = load_bench(opts.bench, opts.config, opts.split)
+    bench_fp = fingerprint(ds)
+    if opts.limit is not None and opts.limit < len(ds):
+        ds = ds.select(range(opts.limit))
+    metas = ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
+    ids = [m["id"] for m in metas]
+    if len(set(ids)) != len(ids):
+        raise RunError(f"bench {opts.bench} {opts.config}/{opts.split} has duplicate ids")
+
+    needs_gallery = spec.kind == "retrieval" or opts.strategy != "zero-shot"
+    gallery_source = (opts.gallery or default_gallery(opts.bench)) if needs_gallery else None
+    backend = _make_backend(spec, opts, gallery_source)
+    gallery, neighbours = None, None
+    if needs_gallery:
+        if spec.kind == "retrieval":
+            gallery = backend.baseline.gallery
+        else:
+            from harness.embed import make_embedder
+            from harness.retrieval import Gallery
+
+            gallery = Gallery(gallery_source, make_embedder(opts.embedder), cache_dir=opts.cache_dir,
+                              progress=opts.progress)
+    output = Path(opts.output)
+    output.mkdir(parents=True, exist_ok=True)
+    _check_identity(output, _run_identity(opts, spec, bench_fp, _decoding_identity(backend.settings(), gallery)))
+    if needs_gallery:
+        neighbours = _bench_neighbours(ds, metas, gallery, max(opts.retrieval_k, strategies.SHOTS * 4), bench_fp, opts)
+        if spec.kind == "retrieval":
+            backend.prepare({k: (s[:opts.retrieval_k], i[:opts.retrieval_k]) for k, (s, i) in neighbours.items()})
+
+    wordings = [_wordings(m, opts) for m in metas]
+    n_wordings = 1 + opts.paraphrases
+    logs = {w: PredictionLog(predictions_path(output, w)) for w in range(n_wordings)}
+    retried = {w: len(set(ids) & log.errors()) for w, log in logs.items()}
+    items = []
+    for w in range(n_wordings):
+        done = logs[w].done()
+        for i, m in enumerate(metas):
+            if m["id"] not in done and w < len(wordings[i]):
+                items.append((w, i, wordings[i][w]))
+    concurrency = max(1, opts.concurrency or backend.default_concurrency)
+    batch_size = max(1, opts.batch_size or getattr(backend, "batch_size", 1))
+    worker = _Worker(backend, ds, metas, opts, gallery, neighbours if spec.kind != "retrieval" else None)
+    t_gen = time.time()
+    try:
+        _generate(worker, items, logs, batch_size, concurrency, opts.progress)
+    finally:
+        for log in logs.values():
+            log.close()
+    gen_s = time.time() - t_gen
+    for log in logs.values():
+        log.compact(ids)
+        log.close()
+
+    records = {w: {i: logs[w].records.get(i) for i in ids} for w in range(n_wordings)}
+    n_errors = {w: sum(1 for r in recs.values() if r is None or r.get("error")) for w, recs in records.items()}
+    results = {
+        "format": RESULTS_FORMAT,
+        "model": {"spec": str(spec), **backend.settings()},
+        "bench": {"source": str(opts.bench), "config": opts.config, "split": opts.split, "fingerprint": bench_fp,
+                  "rows": len(metas), "images": len({m["image_id"] for m in metas}), "limit": opts.limit},
+        "strategy": {"name": opts.strategy, "shots": strategies.SHOTS if opts.strategy != "zero-shot" else 0,
+                     "retriever": gallery.describe() if (gallery is not None and spec.kind != "retrieval") else None},
+        "prompt_version": prompts.PROMPT_VERSION if spec.kind != "retrieval" else None,
+        "run": {"questions_asked": len(items), "errors": n_errors[0], "errors_retried": retried[0],
+                "generation_s": round(gen_s, 2), "command": " ".join(sys.argv) if sys.argv else None,
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))},
+        "packages": package_versions(),
+    }
+    if not opts.score:
+        results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
+        return results
+
+    # A rerun that asked nothing new and scores the same files the same way reuses the scores.
+    scoring_key = hashlib.sha256(json.dumps({
+        "predictions": [hashlib.sha256(predictions_path(output, w).read_bytes()).hexdigest() for w in range(n_wordings)],
+        "rows": ids, "bertscore": bert_record, "bertscore_on": opts.bertscore, "judge": opts.judge,
+        "judge_env": [os.environ.get(k) for k in ("JIEZI_JUDGE_BASE_URL", "JIEZI_JUDGE_MODEL")],
+    }, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    previous = output / "results.json"
+    if not items and previous.exists():
+        try:
+            cached = json.loads(previous.read_text("utf-8"))
+        except ValueError:
+            cached = {}
+        if cached.get("run", {}).get("scoring_key") == scoring_key:
+            cached["run"].update(questions_asked=0, reused_scores=True,
+                                 wall_time_s=round(time.time() - t_start, 2))
+            return cached
+    results["run"]["scoring_key"] = scoring_key
+    t_score = time.time()
+    outputs = [{i: (r or {}).get("output") for i, r in records[w].items()} for w in range(n_wordings)]
+    scores = score_rows(metas, outputs[0], settings, judge)
+    results["scores"] = {k: v for k, v in scores.items() if k not in ("breakdown", "settings")}
+    results["breakdown"] = scores.get("breakdown")
+    results["scorer"] = {"settings": scores.get("settings"), "bertscore_model": bert_record}
+    if n_wordings > 1:
+        per = {"original": {m: scores.get(m) for m in (*labels.METRICS, "L1", "L2", "L3", "L4", "macro")}}
+        variants = []
+        for w in range(1, n_wordings):
+            s = score_rows(metas, outputs[w], settings, judge)
+            per[f"paraphrase_{w}"] = {m: s.get(m) for m in (*labels.METRICS, "L1", "L2", "L3", "L4", "macro")}
+            per[f"paraphrase_{w}"]["errors"] = n_errors[w]
+            variants.append(s)
+        results["paraphrase"] = {"source": opts.paraphrase_source, "wordings": n_wordings, "scores": per,
+                                 "avg_delta": _avg_delta(scores, variants),
+                                 "files": [predictions_path(output, w).name for w in range(n_wordings)]}
+    results["run"]["scoring_s"] = round(time.time() - t_score, 2)
+    results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
+    results["run"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    atomic_write_json(output / "results.json", _jsonable(results))
+    return results
+
+
+def _jsonable(obj):
+    """Plain JSON values (numpy scalars, sets and tuples converted)."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def options_dict(opts: EvalOptions) -> dict:
+    """The options as plain JSON values."""
+    return _jsonable(asdict(opts))

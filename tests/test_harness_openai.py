@@ -1,0 +1,247 @@
+"""`jiezi eval --model openai:...` against a real OpenAI-compatible HTTP server on 127.0.0.1.
+
+The server speaks the chat-completions protocol, decodes every image data URL with PIL,
+counts requests, and can fail or hang on demand, so the tests see real retries, recorded
+errors, a killed run, and resumed runs that ask only what is missing.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from harness.bench import load_bench
+from harness.run import EvalOptions, evaluate
+from harness_fixtures import build_hub_folders
+
+REPO = Path(__file__).resolve().parent.parent
+ORIM_QUESTION = "该字的本义是什么？"
+
+
+class ChatServer:
+    """A chat-completions server: ``fail`` (substrings of the last user text answered with
+    HTTP 500), ``hang_after`` (requests after this many successes block until ``release``)."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.fail: tuple[str, ...] = ()
+        self.hang_after: int | None = None
+        self.admitted = 0  # requests let through to an answer
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self.path != "/v1/chat/completions":
+                    self.send_error(404)
+                    return
+                images, texts = [], []
+                for m in body["messages"]:
+                    parts = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+                    for p in parts:
+                        if p["type"] == "image_url":
+                            url = p["image_url"]["url"]
+                            assert url.startswith("data:image/png;base64,")
+                            img = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+                            images.append(img.size)
+                        elif m["role"] == "user":
+                            texts.append(p["text"])
+                record = {"model": body["model"], "messages": body["messages"], "images": images,
+                          "question": texts[-1] if texts else "", "auth": self.headers.get("Authorization"),
+                          "temperature": body.get("temperature")}
+                with server.lock:
+                    server.requests.append(record)
+                    failing = any(s in record["question"] for s in server.fail)
+                    hang = server.hang_after is not None and server.admitted >= server.hang_after
+                    if not failing and not hang:
+                        server.admitted += 1
+                if failing:
+                    self.send_response(500)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(b'{"error": {"message": "server exploded"}}')
+                    return
+                if hang:
+                    server.release.wait(60)
+                    return
+                if "评审" in json.dumps(body["messages"], ensure_ascii=False):  # the EVOI judge's prompt
+                    answer = "分数：3"
+                else:
+                    answer = "江" if "字" in record["question"] else "形声"
+                reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": answer}}],
+                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.release.set()
+        self.httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    bench, data = build_hub_folders(tmp_path_factory.mktemp("hub"))
+    return {"bench": bench, "dataset": data}
+
+
+@pytest.fixture
+def server():
+    s = ChatServer()
+    yield s
+    s.close()
+
+
+def _opts(hub, server, out, **kw):
+    base = dict(model=f"openai:tiny-vl@{server.url}", bench=str(hub["bench"]), output=out, progress=False,
+                bertscore=False, concurrency=4, max_retries=1, timeout=20, cache_dir=out.parent / "cache")
+    base.update(kw)
+    return EvalOptions(**base)
+
+
+def _lines(path):
+    return [json.loads(x) for x in Path(path).read_text("utf-8").splitlines()]
+
+
+def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failures(hub, server, tmp_path,
+                                                                                       monkeypatch):
+    monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    n = len(load_bench(hub["bench"], "all", "test"))
+    n_orim = sum(1 for k in load_bench(hub["bench"], "all", "test")["kind"] if k == "ORIM")
+    server.fail = (ORIM_QUESTION,)
+    res = evaluate(_opts(hub, server, tmp_path / "run"))
+    # every failing item was tried twice (max_retries=1); every other item once
+    assert len(server.requests) == n + n_orim
+    assert all(r["auth"] == "Bearer sk-test" and r["images"] == [(128, 128)] for r in server.requests)
+    assert all(r["temperature"] == 0 for r in server.requests)
+    preds = {p["id"]: p for p in _lines(tmp_path / "run" / "predictions.jsonl")}
+    failed = [p for p in preds.values() if p["error"]]
+    assert len(failed) == n_orim and all(p["id"].endswith("::ORIM") and p["output"] is None for p in failed)
+    assert "500" in failed[0]["error"] or "server exploded" in failed[0]["error"]
+    assert res["run"]["errors"] == n_orim
+    assert res["scores"]["counts"]["CHAR"]["items"] > 0  # results were still written
+
+    server.fail = ()
+    server.requests.clear()
+    res2 = evaluate(_opts(hub, server, tmp_path / "run"))
+    assert len(server.requests) == n_orim
+    assert all(ORIM_QUESTION in r["question"] for r in server.requests)
+    assert res2["run"]["errors"] == 0 and res2["run"]["errors_retried"] == n_orim
+    lines = _lines(tmp_path / "run" / "predictions.jsonl")
+    assert len(lines) == n and len({p["id"] for p in lines}) == n  # compacted: each id once
+
+    server.requests.clear()
+    evaluate(_opts(hub, server, tmp_path / "run"))
+    assert server.requests == []
+
+
+def test_a_killed_run_loses_only_in_flight_items(hub, server, tmp_path):
+    n = len(load_bench(hub["bench"], "all", "test"))
+    server.hang_after = 20
+    out = tmp_path / "run"
+    cmd = [str(REPO / ".venv" / "bin" / "jiezi"), "eval", "--model", f"openai:tiny-vl@{server.url}",
+           "--bench", str(hub["bench"]), "--output", str(out), "--concurrency", "2", "--no-bertscore",
+           "--no-progress", "--cache-dir", str(tmp_path / "cache"), "--timeout", "60"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        pred = out / "predictions.jsonl"
+        while time.time() < deadline:
+            if len(server.requests) >= 22 and pred.exists() and len(pred.read_bytes().splitlines()) >= 20:
+                break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.1)
+        else:
+            pytest.fail("the run never reached 20 answers")
+        os.killpg(proc.pid, signal.SIGKILL)  # a crash: no clean-up code runs
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.stderr.close()
+    saved = _lines(out / "predictions.jsonl")
+    assert len(saved) == 20 and all(p["error"] is None for p in saved)
+    assert not (out / "results.json").exists()
+
+    server.hang_after = None
+    server.release.set()
+    server.requests.clear()
+    res = evaluate(_opts(hub, server, out, concurrency=2, timeout=60))
+    assert len(server.requests) == n - 20
+    assert res["run"]["questions_asked"] == n - 20
+    assert len(_lines(out / "predictions.jsonl")) == n
+
+
+@pytest.mark.parametrize("strategy", ["icl", "rag", "dict"])
+def test_training_free_strategies_put_retrieved_context_in_the_prompt(hub, server, tmp_path, strategy):
+    res = evaluate(_opts(hub, server, tmp_path / strategy, strategy=strategy, limit=8))
+    assert len(server.requests) == 8 and res["strategy"]["name"] == strategy
+    req = next(r for r in server.requests if "本义" in r["question"] or "字形今天" in r["question"])
+    msgs = req["messages"]
+    assert msgs[0]["role"] == "system"
+    if strategy == "icl":
+        # three demonstrations: neighbour image + question, then the training answer
+        assert len(req["images"]) == 4
+        assert [m["role"] for m in msgs[1:]] == ["user", "assistant"] * 3 + ["user"]
+    else:
+        assert len(req["images"]) == 1
+        text = "\n".join(p["text"] for p in msgs[-1]["content"] if p["type"] == "text")
+        assert ("[资料1]" in text and "字头:" in text) if strategy == "rag" else ("【" in text and "结构：" in text)
+    assert res["strategy"]["retriever"]["embedder"]["embedder"] == "hog"
+
+
+def test_paraphrase_run_asks_every_question_in_three_wordings(hub, server, tmp_path):
+    res = evaluate(_opts(hub, server, tmp_path / "para", paraphrases=2, limit=8))
+    assert len(server.requests) == 24
+    for f in ("predictions.jsonl", "predictions-p1.jsonl", "predictions-p2.jsonl"):
+        lines = _lines(tmp_path / "para" / f)
+        assert len(lines) == 8 and all(p["error"] is None for p in lines)
+    questions = [r["question"].split("\n")[0] for r in server.requests]
+    assert len(set(questions)) >= 8 * 3 - 4  # the same wording may repeat across rows of one kind
+    para = res["paraphrase"]
+    assert set(para["scores"]) == {"original", "paraphrase_1", "paraphrase_2"}
+    assert "macro" in para["avg_delta"] and para["source"] == "own"
+    res2 = evaluate(_opts(hub, server, tmp_path / "para2", paraphrases=1, limit=8, paraphrase_source="templates"))
+    assert res2["paraphrase"]["source"] == "templates"
+
+
+def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, tmp_path, monkeypatch):
+    from harness.scoring import ScoringSetupError, make_judge
+
+    monkeypatch.setenv("JIEZI_JUDGE_CACHE", str(tmp_path / "judge.sqlite"))
+    res = evaluate(_opts(hub, server, tmp_path / "run", limit=16, judge=f"openai:judge-model@{server.url}"))
+    judged = [r for r in server.requests if r["model"] == "judge-model"]
+    n_evoi = sum(1 for k in load_bench(hub["bench"], "all", "test")["kind"][:16] if k == "EVOI")
+    assert n_evoi == 2 and len(judged) == 2 * n_evoi  # one call per answer and axis
+    assert res["scores"]["EVOI_FAC"] == 75.0 and res["scores"]["EVOI_SCE"] == 75.0  # "分数：3" x 25
+    assert res["scorer"]["settings"]["judge"]["model"] == "judge-model"
+    with pytest.raises(ScoringSetupError, match="openai:MODEL@BASE_URL"):
+        make_judge("gpt-4o")
