@@ -1,0 +1,203 @@
+"""Question templates for the ten ACCE subtasks (Chinese primary, English second).
+
+Each template kind has at least three phrasings; phrasing ``i`` of the Chinese list and of
+the English list say the same thing, so a QA pair keeps both languages aligned
+(``question`` / ``question_en``). ``{options}`` is replaced by the label options of the
+subtask's label set (ACCE.md section 1, from ``metrics/acce/labels.py``): the script,
+structure, formation, function and evolution-type questions list them, as the paper's
+examples do.
+
+Template kinds (``KINDS``) and the subtask each is scored as:
+
+- ``CHAR``, ``SCRC``, ``STRC``, ``FORC``, ``ORIM``, ``EVOI``: the subtask itself;
+- ``COMR`` (list the components), ``COMF`` (their functions), ``COMI`` (their
+  interpretation), ``COME`` (their evolution types): JieZi-Dataset's single-aspect
+  component questions;
+- ``COMP_FULL``: the shared component question of JieZi-Bench (every component with
+  function, interpretation and evolution type), subtask ``COMR``, scored on
+  COMR/COMF/COMI/COME;
+- ``COMP_ASPECT``: the bench's second component question (components with function and
+  interpretation), subtask ``COMR``, scored on COMR/COMF/COMI;
+- ``EXEGESIS``: the full four-level analysis (character and script, structure and
+  components, formation, original meaning, evolution), in the layout of the official
+  JieZi "analysis" samples; subtask ``EVOI`` (JieZi-Dataset only).
+"""
+
+from __future__ import annotations
+
+from metrics.acce import labels
+
+# kind -> (subtask code, level, metric keys when used as a bench row)
+KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "CHAR": ("CHAR", "L1", ("CHAR",)),
+    "SCRC": ("SCRC", "L1", ("SCRC",)),
+    "STRC": ("STRC", "L2", ("STRC",)),
+    "COMR": ("COMR", "L2", ("COMR",)),
+    "COMF": ("COMF", "L2", ("COMF",)),
+    "COMI": ("COMI", "L2", ("COMI",)),
+    "COMP_FULL": ("COMR", "L2", ("COMR", "COMF", "COMI", "COME")),
+    "COMP_ASPECT": ("COMR", "L2", ("COMR", "COMF", "COMI")),
+    "FORC": ("FORC", "L2", ("FORC",)),
+    "ORIM": ("ORIM", "L3", ("ORIM",)),
+    "COME": ("COME", "L4", ("COME",)),
+    "EVOI": ("EVOI", "L4", ("EVOI_FAC", "EVOI_SCE")),
+    "EXEGESIS": ("EVOI", "L4", ("EVOI_FAC", "EVOI_SCE")),
+}
+# Kinds whose rows also belong to a second level's config: the shared component question
+# carries COME (L4) as well as COMR/COMF/COMI (L2); the exegesis covers every level.
+EXTRA_LEVELS: dict[str, tuple[str, ...]] = {"COMP_FULL": ("L4",)}
+
+SCRIPT_OPTIONS_ZH = "、".join(labels.SCRIPTS)
+SCRIPT_OPTIONS_EN = ", ".join(f"{en} ({zh})" for zh, en in labels.SCRIPTS.items())
+STRUCTURE_OPTIONS_ZH = "、".join(
+    f"{idc}（{labels.STRUCTURE_ZH[idc]}）" if idc != "独体" else "独体" for idc in labels.STRUCTURES)
+STRUCTURE_OPTIONS_EN = ", ".join(f"{idc} ({en})" for idc, en in labels.STRUCTURES.items())
+FORMATION_OPTIONS_ZH = "、".join(labels.FORMATIONS)
+FORMATION_OPTIONS_EN = ", ".join(f"{en} ({zh})" for zh, en in labels.FORMATIONS.items())
+FUNCTION_OPTIONS_ZH = "、".join(labels.FUNCTIONS)
+FUNCTION_OPTIONS_EN = ", ".join(f"{en} ({zh})" for zh, en in labels.FUNCTIONS.items())
+EVOLUTION_OPTIONS_ZH = "、".join(labels.EVOLUTION_TYPES)
+EVOLUTION_OPTIONS_EN = ", ".join(f"{en} ({zh})" for zh, en in labels.EVOLUTION_TYPES.items())
+
+OPTIONS: dict[str, tuple[str, str]] = {
+    "SCRC": (SCRIPT_OPTIONS_ZH, SCRIPT_OPTIONS_EN),
+    "STRC": (STRUCTURE_OPTIONS_ZH, STRUCTURE_OPTIONS_EN),
+    "FORC": (FORMATION_OPTIONS_ZH, FORMATION_OPTIONS_EN),
+    "COMF": (FUNCTION_OPTIONS_ZH, FUNCTION_OPTIONS_EN),
+    "COME": (EVOLUTION_OPTIONS_ZH, EVOLUTION_OPTIONS_EN),
+}
+
+# kind -> [(Chinese phrasing, English phrasing)]
+TEMPLATES: dict[str, list[tuple[str, str]]] = {
+    "CHAR": [
+        ("图中这个字形对应现代字典中的哪个字头？请直接写出该字。",
+         "Which modern dictionary headword does the glyph in the image correspond to? Write the character."),
+        ("请释读图像中的字形，给出它的现代规范字形。",
+         "Read the glyph in the image and give its modern standard form."),
+        ("这个字形今天写作什么字？",
+         "How is this glyph written today?"),
+        ("请辨认图中所写之字，以楷书字头作答。",
+         "Identify the character written in the image; answer with its regular-script headword."),
+    ],
+    "SCRC": [
+        ("图中字形属于哪一种书体？可选：{options}。",
+         "Which script type is the glyph in the image? Options: {options}."),
+        ("请判断该字的字形类别（{options}）。",
+         "Classify the script of this glyph ({options})."),
+        ("在{options}中，图像所示文字属于哪一类？",
+         "Among {options}, which one is the writing in the image?"),
+    ],
+    "STRC": [
+        ("该字的结构类型是什么？请从以下选项中选择：{options}。",
+         "What is the structure type of this character? Choose from: {options}."),
+        ("从构件的空间布局看，这个字属于哪种结构（{options}）？",
+         "Judging by how its components are laid out, which structure does this character have ({options})?"),
+        ("请判断该字的构形布局，在{options}中作答。",
+         "Determine the layout of this character; answer with one of {options}."),
+    ],
+    "COMR": [
+        ("该字由哪些构件组成？请逐一列出。",
+         "Which components make up this character? List them one by one."),
+        ("请拆分该字，写出它的全部构件。",
+         "Split this character and write all of its components."),
+        ("这个字可以分析为哪几个构件？",
+         "Into which components can this character be analysed?"),
+    ],
+    "COMF": [
+        ("该字各构件在构字中分别承担什么功能（{options}）？",
+         "What function does each component of this character have ({options})?"),
+        ("请逐一说明该字每个构件的功能：{options}。",
+         "For each component of this character, state its function: {options}."),
+        ("该字中哪些构件表意、哪些表音？请说明各构件的功能（{options}）。",
+         "Which components of this character carry meaning and which carry sound? Give each component's function ({options})."),
+    ],
+    "COMI": [
+        ("请解释该字各构件在构字中的作用。",
+         "Explain the role each component plays in forming this character."),
+        ("结合构形，逐一解说该字的各个构件。",
+         "Going by its composition, explain each component of this character."),
+        ("该字的每个构件分别表示什么？请加以说明。",
+         "What does each component of this character stand for? Explain."),
+    ],
+    "COME": [
+        ("该字各构件在字形演变中属于哪种演变类型（{options}）？",
+         "In the history of the form, which evolution type does each component of this character show ({options})?"),
+        ("请判断该字每个构件的演变类型，可选：{options}。",
+         "Give the evolution type of each component of this character; options: {options}."),
+        ("从历史演变看，该字各构件经历了怎样的变化？请按{options}分类作答。",
+         "How did each component of this character change over time? Classify each as {options}."),
+    ],
+    "COMP_FULL": [
+        ("请完整列出该字的全部构件，并逐一说明其功能、演变类型与构字解释。",
+         "List all components of this character and give, for each, its function, evolution type and explanation."),
+        ("依据构形分析，说明该字各构件的功能、历史演变类型及其在字中的含义。",
+         "From a structural analysis, state each component's function, evolution type and meaning in the character."),
+        ("该字由哪些构件组成？各构件承担何种功能、经历了哪种演变、应作何解释？",
+         "Which components form this character? What function does each have, what evolution did it undergo, and how is it explained?"),
+    ],
+    "COMP_ASPECT": [
+        ("请指出该字的义符、声符等构件，并解释各构件在字中的作用。",
+         "Identify the semantic, phonetic and other components of this character and explain the role of each."),
+        ("该字的构件中，哪些表意、哪些表音？请逐一说明并解释其构字理据。",
+         "Among the components of this character, which carry meaning and which carry sound? Explain each one's rationale."),
+        ("请对该字作构件分析：列出构件，标明功能，并说明其含义。",
+         "Analyse this character's components: list them, mark their functions and explain what they mean."),
+    ],
+    "FORC": [
+        ("该字的造字法属于六书中的哪一种（{options}）？",
+         "Which of the Six Writings is this character's formation ({options})?"),
+        ("按六书理论，这个字是用什么方法造出来的？请在{options}中选择。",
+         "By the Six Writings, how was this character formed? Choose from {options}."),
+        ("该字的结构体现了怎样的造字逻辑？请判断其六书归属：{options}。",
+         "What formation logic does this character's structure show? Give its Six-Writings class: {options}."),
+    ],
+    "ORIM": [
+        ("该字的本义是什么？",
+         "What is the original meaning of this character?"),
+        ("请追溯该字造字之初所表示的意义。",
+         "Trace the meaning this character expressed when it was created."),
+        ("依其构形，这个字最初的意义是什么？",
+         "Going by its form, what did this character originally mean?"),
+    ],
+    "EVOI": [
+        ("请梳理该字的字形演变过程。",
+         "Trace how the form of this character evolved."),
+        ("该字在历代字形中经历了怎样的变化？",
+         "How did this character's form change across the historical scripts?"),
+        ("请结合古文字材料，说明该字的形体演变。",
+         "Using the paleographic evidence, describe the evolution of this character's form."),
+    ],
+    "EXEGESIS": [
+        ("请从文字学角度全面分析图中之字：识别字头与书体，说明结构、构件与造字法，给出本义，并梳理字形演变。",
+         "Give a full philological analysis of the character in the image: headword and script, structure, components and formation, original meaning, and the evolution of its form."),
+        ("请对该字形作完整的字理考释，依次说明字头、书体、结构、构件、六书、本义与演变。",
+         "Explain this glyph completely, in order: headword, script, structure, components, Six-Writings class, original meaning and evolution."),
+        ("作为古文字研究者，请系统解说图中文字的形、义与源流。",
+         "As a paleographer, explain the form, meaning and history of the character in the image systematically."),
+    ],
+}
+
+# Section headings of the EXEGESIS answer (the layout of the official analysis samples).
+EXEGESIS_SECTIONS_ZH = ("字头与书体", "结构与构件", "造字法", "本义", "字形演变")
+EXEGESIS_SECTIONS_EN = ("Headword and script", "Structure and components", "Formation", "Original meaning", "Evolution")
+
+
+def question(kind: str, index: int) -> tuple[str, str]:
+    """The (Chinese, English) question of ``kind`` phrasing ``index`` (modulo the number of
+    phrasings), with the label options filled in. Raises ``KeyError`` for an unknown kind."""
+    phrasings = TEMPLATES[kind]
+    zh, en = phrasings[index % len(phrasings)]
+    opt_key = "COMF" if kind == "COMF" else kind
+    if opt_key in OPTIONS:
+        zh_opt, en_opt = OPTIONS[opt_key]
+        zh, en = zh.format(options=zh_opt), en.format(options=en_opt)
+    return zh, en
+
+
+def template_id(kind: str, index: int) -> str:
+    """Stable id of a phrasing, e.g. ``"SCRC.2"``."""
+    return f"{kind}.{index % len(TEMPLATES[kind])}"
+
+
+assert all(len(v) >= 3 for v in TEMPLATES.values()), "every template kind needs >= 3 phrasings"
+assert set(TEMPLATES) == set(KINDS)

@@ -1,0 +1,137 @@
+"""JieZi-Bench as a ``datasets.GeneratorBasedBuilder`` (one question per row).
+
+datasets >= 4 runs no loading scripts from the Hub, so this builder runs at build time:
+``jiezi publish`` (``builder/publish.py``) prepares every config to parquet and writes the
+Hub layout, and users load the published folder or repo with the ordinary
+``load_dataset("jiezi/bench", "L4", split="test")``. It can also be used directly::
+
+    from jiezi_bench import JieZiBench
+    b = JieZiBench(config_name="L1", data_dir="out")   # the `jiezi build` folder
+    b.download_and_prepare(); ds = b.as_dataset(split="unseen_characters")
+
+Input: ``<data_dir>/qa/bench.jsonl`` (written by ``builder/qa_stage.py``) and the glyph
+images under the records folder named in ``<data_dir>/qa/fingerprint.json`` (or
+``records_dir=``). Configs ``L1``..``L4`` keep the rows of that level (the shared
+component question, scored on COME too, is in L2 and L4) and ``all`` keeps every row.
+Splits: ``test`` (every row of the config), ``unseen_characters`` and ``unseen_glyphs``
+(the rows flagged so). Columns: ARCHITECTURE.md "JieZi-Bench rows", plus ``question_en``
+and ``answer_en`` (the English wording) and ``kind`` (the template kind).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+
+LEVELS = ("L1", "L2", "L3", "L4")
+SPLITS = ("test", "unseen_characters", "unseen_glyphs")
+# template kinds whose rows also belong to another level's config
+EXTRA_LEVELS = {"COMP_FULL": ("L4",)}
+
+FEATURES = datasets.Features({
+    "id": datasets.Value("string"),
+    "image": datasets.Image(),
+    "image_id": datasets.Value("string"),
+    "question": datasets.Value("string"),
+    "answer": datasets.Value("string"),
+    "answer_struct": datasets.Value("string"),
+    "subtask": datasets.Value("string"),
+    "metrics": datasets.List(datasets.Value("string")),
+    "level": datasets.Value("string"),
+    "character": datasets.Value("string"),
+    "script": datasets.Value("string"),
+    "unseen_character": datasets.Value("bool"),
+    "unseen_glyph": datasets.Value("bool"),
+    "unseen_components": datasets.List(datasets.Value("string")),
+    "provenance": datasets.Value("string"),
+    "question_en": datasets.Value("string"),
+    "answer_en": datasets.Value("string"),
+    "kind": datasets.Value("string"),
+})
+
+
+def records_dir_of(data_dir: str | Path, records_dir: str | Path | None = None) -> Path:
+    """The records folder the stage-3 outputs under ``data_dir`` were built from."""
+    if records_dir:
+        return Path(records_dir)
+    fp = Path(data_dir) / "qa" / "fingerprint.json"
+    if fp.exists():
+        return Path(json.loads(fp.read_text("utf-8"))["records_dir"])
+    return Path(data_dir) / "records"
+
+
+def in_config(level: str, kind: str, config: str) -> bool:
+    """Whether a row of ``level`` / template ``kind`` belongs to ``config``."""
+    return config == "all" or level == config or config in EXTRA_LEVELS.get(kind, ())
+
+
+@dataclass
+class JieZiBenchConfig(datasets.BuilderConfig):
+    """A JieZi-Bench config: ``name`` is ``L1``..``L4`` or ``all``; ``records_dir``
+    overrides where the glyph images are read from."""
+
+    records_dir: str | None = None
+
+
+class JieZiBench(datasets.GeneratorBasedBuilder):
+    """JieZi-Bench: ACCE evaluation questions on glyph images (see module docstring)."""
+
+    BUILDER_CONFIG_CLASS = JieZiBenchConfig
+    BUILDER_CONFIGS = [JieZiBenchConfig(name=n, description=f"JieZi-Bench questions of level {n}")
+                       for n in LEVELS] + [JieZiBenchConfig(name="all", description="every JieZi-Bench question")]
+    DEFAULT_CONFIG_NAME = "all"
+
+    def _info(self) -> datasets.DatasetInfo:
+        return datasets.DatasetInfo(
+            description="JieZi-Bench: Ancient Chinese Character Exegesis (ACCE) questions, one per row.",
+            features=FEATURES,
+            homepage="https://arxiv.org/abs/2608.11741",
+        )
+
+    def _split_generators(self, dl_manager):
+        if not self.config.data_dir:
+            raise ValueError("JieZiBench needs data_dir= the `jiezi build` output folder (with qa/bench.jsonl)")
+        path = Path(self.config.data_dir) / "qa" / "bench.jsonl"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: run `jiezi build --output {self.config.data_dir}` first")
+        images = records_dir_of(self.config.data_dir, self.config.records_dir)
+        return [datasets.SplitGenerator(name=datasets.NamedSplit(s),
+                                        gen_kwargs={"path": str(path), "images": str(images), "split": s})
+                for s in SPLITS]
+
+    def _generate_examples(self, path: str, images: str, split: str):
+        cache: dict[str, bytes] = {}
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if not in_config(row["level"], row["kind"], self.config.name):
+                    continue
+                if split == "unseen_characters" and not row["unseen_character"]:
+                    continue
+                if split == "unseen_glyphs" and not row["unseen_glyph"]:
+                    continue
+                if row["image"] not in cache:
+                    cache = {row["image"]: (Path(images) / row["image"]).read_bytes()}
+                yield row["id"], {
+                    "id": row["id"],
+                    "image": {"bytes": cache[row["image"]], "path": Path(row["image"]).name},
+                    "image_id": row["image_id"],
+                    "question": row["question"],
+                    "answer": row["answer"],
+                    "answer_struct": json.dumps(row["answer_struct"], ensure_ascii=False),
+                    "subtask": row["subtask"],
+                    "metrics": row["metrics"],
+                    "level": row["level"],
+                    "character": row["character"],
+                    "script": row["script"],
+                    "unseen_character": row["unseen_character"],
+                    "unseen_glyph": row["unseen_glyph"],
+                    "unseen_components": row["unseen_components"],
+                    "provenance": json.dumps(row["provenance"], ensure_ascii=False),
+                    "question_en": row["question_en"],
+                    "answer_en": row["answer_en"],
+                    "kind": row["kind"],
+                }

@@ -1,0 +1,178 @@
+"""JieZi-Dataset as a ``datasets.GeneratorBasedBuilder`` (TRL-ready, one glyph image per row).
+
+datasets >= 4 runs no loading scripts from the Hub, so this builder runs at build time:
+``jiezi publish`` (``builder/publish.py``) prepares every config to parquet shards in the
+Hub layout, and users load the published folder or repo with
+``load_dataset("jiezi/dataset", "all", split="train")``. Direct use::
+
+    from jiezi_dataset import JieZiDataset
+    b = JieZiDataset(config_name="all", data_dir="out")   # the `jiezi build` folder
+    b.download_and_prepare(); ds = b.as_dataset(split="train")
+
+Input: ``<data_dir>/qa/dataset.jsonl``, ``qa/records_gallery.jsonl`` and
+``qa/gallery_records.jsonl`` (written by ``builder/qa_stage.py``) and the images of the records folder named in
+``qa/fingerprint.json`` (or ``records_dir=``).
+
+Configs ``L1``..``L4`` keep, per image, the QA turns of that level only (rows with no
+turn of the level are left out); ``all`` keeps every turn; ``records`` is the retrieval
+gallery, one row per image with its GlyphRecord JSON. Split ``train``.
+
+Rows (ARCHITECTURE.md "JieZi-Dataset rows"): ``id``, ``images`` (one image), ``messages``
+(``{role, content: [{type, text}]}``; the first user turn carries the image), ``character``,
+``script``, ``subtasks`` (per assistant turn), ``provenance`` (JSON, per turn); plus
+``messages_en`` (the same turns in English) and ``answer_struct`` (JSON, per turn: the
+structured form of each answer, as in JieZi-Bench's ``answer_struct``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+
+from jiezi_bench import records_dir_of
+
+LEVELS = ("L1", "L2", "L3", "L4")
+EXTRA_LEVELS = {"COMP_FULL": ("L4",)}
+SHARDS = 16  # input shards; download_and_prepare(num_proc=N) hands them to N processes
+
+
+def line_ranges(path: str | Path, n: int) -> list[tuple[int, int]]:
+    """Split a JSON Lines file into at most ``n`` byte ranges that start and end on line
+    boundaries (``[(start, end), ...]``, ``end`` exclusive)."""
+    size = Path(path).stat().st_size
+    cuts = [0]
+    with open(path, "rb") as fh:
+        for i in range(1, n):
+            fh.seek(max(cuts[-1], size * i // n))
+            fh.readline()
+            pos = fh.tell()
+            if cuts[-1] < pos < size:
+                cuts.append(pos)
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def read_ranges(path: str | Path, ranges: list[tuple[int, int]]):
+    """Yield the lines (str) of ``path`` inside the byte ``ranges``."""
+    with open(path, "rb") as fh:
+        for start, end in ranges:
+            fh.seek(start)
+            while fh.tell() < end:
+                line = fh.readline()
+                if not line:
+                    break
+                if line.strip():
+                    yield line.decode("utf-8")
+
+_CONTENT = datasets.List({"type": datasets.Value("string"), "text": datasets.Value("string")})
+_MESSAGES = datasets.List({"role": datasets.Value("string"), "content": _CONTENT})
+
+QA_FEATURES = datasets.Features({
+    "id": datasets.Value("string"),
+    "images": datasets.List(datasets.Image()),
+    "messages": _MESSAGES,
+    "messages_en": _MESSAGES,
+    "character": datasets.Value("string"),
+    "script": datasets.Value("string"),
+    "subtasks": datasets.List(datasets.Value("string")),
+    "provenance": datasets.Value("string"),
+    "answer_struct": datasets.Value("string"),
+})
+RECORD_FEATURES = datasets.Features({
+    "id": datasets.Value("string"),
+    "image": datasets.Image(),
+    "character": datasets.Value("string"),
+    "script": datasets.Value("string"),
+    "record": datasets.Value("string"),
+})
+
+
+def to_messages(qas: list[dict], lang: str = "zh") -> list[dict]:
+    """TRL conversational turns from QA dicts: user question (the first one with the image
+    placeholder ``{"type": "image"}``) then assistant answer, in order."""
+    q_key, a_key = ("question", "answer") if lang == "zh" else ("question_en", "answer_en")
+    msgs = []
+    for i, q in enumerate(qas):
+        content = ([{"type": "image", "text": None}] if i == 0 else []) + [{"type": "text", "text": q[q_key]}]
+        msgs.append({"role": "user", "content": content})
+        msgs.append({"role": "assistant", "content": [{"type": "text", "text": q[a_key]}]})
+    return msgs
+
+
+def in_config(qa: dict, config: str) -> bool:
+    """Whether a QA turn belongs to ``config`` (``all`` or its level)."""
+    return config == "all" or qa["level"] == config or config in EXTRA_LEVELS.get(qa["kind"], ())
+
+
+@dataclass
+class JieZiDatasetConfig(datasets.BuilderConfig):
+    """A JieZi-Dataset config: ``L1``..``L4``, ``all`` or ``records``; ``records_dir``
+    overrides where the glyph images are read from."""
+
+    records_dir: str | None = None
+
+
+class JieZiDataset(datasets.GeneratorBasedBuilder):
+    """JieZi-Dataset: glyph images with ACCE QA turns for fine-tuning (see module docstring)."""
+
+    BUILDER_CONFIG_CLASS = JieZiDatasetConfig
+    BUILDER_CONFIGS = (
+        [JieZiDatasetConfig(name=n, description=f"QA turns of level {n}") for n in LEVELS]
+        + [JieZiDatasetConfig(name="all", description="every QA turn"),
+           JieZiDatasetConfig(name="records", description="one row per glyph image with its record (retrieval gallery)")])
+    DEFAULT_CONFIG_NAME = "all"
+
+    def _info(self) -> datasets.DatasetInfo:
+        return datasets.DatasetInfo(
+            description="JieZi-Dataset: ACCE QA pairs on glyph images, TRL conversational format.",
+            features=RECORD_FEATURES if self.config.name == "records" else QA_FEATURES,
+            homepage="https://arxiv.org/abs/2608.11741",
+        )
+
+    def _split_generators(self, dl_manager):
+        if not self.config.data_dir:
+            raise ValueError("JieZiDataset needs data_dir= the `jiezi build` output folder (with qa/)")
+        name = "records_gallery.jsonl" if self.config.name == "records" else "dataset.jsonl"
+        path = Path(self.config.data_dir) / "qa" / name
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: run `jiezi build --output {self.config.data_dir}` first")
+        images = records_dir_of(self.config.data_dir, self.config.records_dir)
+        # byte ranges of the input, so `download_and_prepare(num_proc=N)` splits the work
+        return [datasets.SplitGenerator(name=datasets.Split.TRAIN,
+                                        gen_kwargs={"path": str(path), "images": str(images),
+                                                    "ranges": line_ranges(path, SHARDS)})]
+
+    def _generate_examples(self, path: str, images: str, ranges: list[tuple[int, int]]):
+        root = str(images) + "/"
+        records: dict[str, str] = {}
+        if self.config.name == "records":
+            with open(Path(path).with_name("gallery_records.jsonl"), encoding="utf-8") as fh:
+                for line in fh:
+                    d = json.loads(line)
+                    records[d["record_id"]] = d["record"]
+        for line in read_ranges(path, ranges):
+            row = json.loads(line)
+            if self.config.name != "records":
+                qas = [q for q in row["qa"] if in_config(q, self.config.name)]
+                if not qas:
+                    continue
+            with open(root + row["image"], "rb") as img:
+                image = {"bytes": img.read(), "path": row["image"].rsplit("/", 1)[-1]}
+            if self.config.name == "records":
+                yield row["id"], {"id": row["id"], "image": image, "character": row["character"],
+                                  "script": row["script"], "record": records[row["record_id"]]}
+                continue
+            yield row["id"], {
+                "id": row["id"],
+                "images": [image],
+                "messages": to_messages(qas, "zh"),
+                "messages_en": to_messages(qas, "en"),
+                "character": row["character"],
+                "script": row["script"],
+                "subtasks": [q["subtask"] for q in qas],
+                "provenance": "[" + ",".join(q["provenance_json"] for q in qas) + "]",
+                "answer_struct": "[" + ",".join(q["answer_struct_json"] for q in qas) + "]",
+            }

@@ -1,0 +1,146 @@
+"""Hub layout: every config and split loads offline, cards parse and match the files,
+the publish command's dry run and its refusal to overwrite foreign folders."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+
+import pytest
+from datasets import load_dataset
+from huggingface_hub import DatasetCard
+from PIL import Image
+from typer.testing import CliRunner
+
+from builder.publish import MARKER, PublishError, check_target, write_hub_folder
+from jiezi_cli import app
+from qa_fixtures import build_fixture, write_records
+
+CONFIGS = {
+    "jiezi-dataset": {c: ["train"] for c in ("L1", "L2", "L3", "L4", "all", "records")},
+    "jiezi-bench": {c: ["test", "unseen_characters", "unseen_glyphs"] for c in ("L1", "L2", "L3", "L4", "all")},
+}
+
+
+@pytest.fixture(scope="module")
+def built(sources_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    return out, build_fixture(sources_dir, out, bench_size=40)
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_every_config_and_split_loads_offline(built, name, tmp_path):
+    out, report = built
+    for config, splits in CONFIGS[name].items():
+        for split in splits:
+            ds = load_dataset(str(out / name), config, split=split, cache_dir=str(tmp_path / "hf"))
+            assert len(ds) > 0, (name, config, split)
+            row = ds[0]
+            img = row["images"][0] if "images" in row else row["image"]
+            assert isinstance(img, Image.Image) and img.size[0] > 0
+            img.load()
+            if name == "jiezi-dataset" and config != "records":
+                turns = row["messages"]
+                assert turns[0]["role"] == "user" and turns[0]["content"][0]["type"] == "image"
+                assert sum(t["role"] == "assistant" for t in turns) == len(row["subtasks"])
+                assert len(json.loads(row["provenance"])) == len(row["subtasks"])
+                structs = json.loads(row["answer_struct"])
+                assert len(structs) == len(row["subtasks"])
+                for sub, st in zip(row["subtasks"], structs):
+                    if sub in ("CHAR", "SCRC", "STRC", "FORC"):
+                        assert st, sub
+                if config != "all":
+                    from metrics.acce.labels import SUBTASKS
+                    assert all(SUBTASKS[s] == config or (s == "COMR" and config == "L4") for s in row["subtasks"])
+            if name == "jiezi-bench":
+                json.loads(row["answer_struct"])
+                assert row["metrics"]
+                if split == "unseen_characters":
+                    assert all(ds["unseen_character"])
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_card_parses_and_its_configs_match_the_files(built, name):
+    out, report = built
+    folder = out / name
+    card = DatasetCard.load(folder / "README.md")
+    data = card.data.to_dict()
+    assert "visual-question-answering" in data["task_categories"]
+    assert set(data["language"]) == {"zh", "en"}
+    assert data["license"] and data["size_categories"]
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.parquet"))
+    covered = set()
+    declared = {c["config_name"]: {d["split"]: d["path"] for d in c["data_files"]} for c in data["configs"]}
+    assert {c: sorted(s) for c, s in declared.items()} == {c: sorted(s) for c, s in CONFIGS[name].items()}
+    for config, splits in declared.items():
+        for split, pattern in splits.items():
+            hit = fnmatch.filter(files, pattern)
+            assert hit, (config, split, pattern)
+            covered.update(hit)
+    assert covered == set(files)
+    infos = {i["config_name"]: i for i in data["dataset_info"]}
+    assert set(infos) == set(declared)
+    for config, info in infos.items():
+        n = {s["name"]: s["num_examples"] for s in info["splits"]}
+        for split, count in n.items():
+            assert len(load_dataset(str(folder), config, split=split)) == count
+    # counts in the text come from the data
+    key = "qa_pairs" if name == "jiezi-dataset" else "questions"
+    section = "dataset" if name == "jiezi-dataset" else "bench"
+    assert f"**{report[section][key]:,} " in card.text
+
+
+def test_publish_refuses_foreign_folders(built, tmp_path):
+    out, _ = built
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    with pytest.raises(PublishError, match="not written by `jiezi publish`"):
+        write_hub_folder(out, "bench", foreign, progress=False)
+    assert (foreign / "notes.txt").read_text() == "keep me"
+    # the other resource's folder is not ours either
+    with pytest.raises(PublishError, match="holds 'dataset'"):
+        check_target(out / "jiezi-dataset", "bench")
+    check_target(tmp_path / "absent", "bench")
+
+
+def test_cli_dry_run_writes_the_upload_folder(built, tmp_path):
+    out, _ = built
+    target = tmp_path / "upload"
+    res = CliRunner().invoke(app, ["publish", "bench", "--output", str(out), "--folder", str(target), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert (target / MARKER).exists() and (target / "README.md").exists()
+    listed = {line.strip() for line in res.output.splitlines() if line.startswith("  ")}
+    assert listed == {str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()}
+    # rewriting our own folder is allowed
+    res = CliRunner().invoke(app, ["publish", "bench", "--output", str(out), "--folder", str(target), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["publish", "bench", "--output", str(out)])
+    assert res.exit_code != 0 and "--repo-id" in res.output
+
+
+def test_jiezi_build_writes_report_and_is_cached(sources_dir, tmp_path):
+    write_records(sources_dir, tmp_path / "recs")
+    args = ["build", "--output", str(tmp_path / "out"), "--records", str(tmp_path / "recs"), "--bench-size", "40"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
+    for key in ("qa_pairs", "images", "characters"):
+        assert report["dataset"][key] > 0
+    for key in ("questions", "images", "by_subtask", "splits"):
+        assert report["bench"][key]
+    assert report["leakage"]["bench_images_in_dataset"] == 0
+    assert report["leakage"]["unseen_characters_in_dataset"] == 0
+    res = CliRunner().invoke(app, args)
+    again = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
+    assert again["qa_cached"] is True and all(f["cached"] for f in again["folders"].values())
+    assert again["dataset"]["qa_pairs"] == report["dataset"]["qa_pairs"]
+
+
+def test_push_refuses_an_unfinished_folder(tmp_path):
+    from builder.publish import push
+
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "README.md").write_text("---\n---\n")
+    with pytest.raises(PublishError, match="not a finished `jiezi publish` folder"):
+        push(tmp_path / "half", "someone/jiezi-bench")
