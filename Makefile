@@ -48,8 +48,9 @@ main: setup
 test: setup
 	$(PY) -m pytest -q
 
+# Speed and memory figures (printed, not asserted): each script says what it measures.
 bench: setup
-	$(PY) benchmarks/run_all.py
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(OUT)

@@ -1,15 +1,13 @@
-"""Component-name normalisation: radical aliases and form equivalences.
+"""Component-name normalisation for the builder: radical aliases and form equivalences.
 
-``RADICAL_ALIASES`` maps a variant form or name of a component to one canonical
-character (ACCE.md section 2: 亻 -> 人, 扌 -> 手, 忄 -> 心, 氵 -> 水, 灬 -> 火, 艹 -> 艸,
-⺮ -> 竹, 钅/釒 -> 金, 讠 -> 言, 纟/糹 -> 糸, 礻 -> 示, 衤 -> 衣, 犭 -> 犬, 刂 -> 刀, ⺼ -> 肉,
-罒 -> 网, 阝 by side -> 阜 (left) or 邑 (right), 贝 -> 貝, 页 -> 頁), extended with the other
-combining forms that occur as IDS operands in cjkvi-ids and makemeahanzi (Unicode names
-of the CJK Radicals Supplement forms). The canonical form is the one Shuowen uses as
-its radical, so an etymological analysis (从水) and an IDS operand (氵) meet.
-
-This table is the builder's copy; the metric's alias table lives in ``metrics/acce/``
-(owned by the metric work) and should be the same list.
+``RADICAL_ALIASES`` maps a variant form of a component to one canonical character. It is
+derived from the scorer's table (``metrics/acce/aliases.py``, ACCE.md section 2: 亻 -> 人,
+扌 -> 手, 氵 -> 水, 艹 -> 艸, 钅/釒 -> 金, 讠 -> 言 ...) so that records, references and scores
+normalise components the same way. Only single written forms are taken (the sources never
+write "三点水"), and the scoring-only folds (王 -> 玉, ⺈ -> 刀) are left out: there the
+form is a character in its own right and renaming a component with it would be wrong.
+The canonical form is the one Shuowen uses as its radical, so an etymological analysis
+(从水) and an IDS operand (氵) meet.
 
 ``FORM_EQUIVALENTS`` is only for alignment, never for scoring: shapes that a modern
 form writes for an old component although they are other characters in their own
@@ -21,61 +19,11 @@ from __future__ import annotations
 
 import unicodedata
 
+from metrics.acce.aliases import ALIAS_TO_CANONICAL, SCORING_ONLY_ALIASES
+
 RADICAL_ALIASES: dict[str, str] = {
-    # ACCE.md section 2
-    "亻": "人", "人字旁": "人", "单人旁": "人",
-    "扌": "手", "提手旁": "手",
-    "忄": "心", "竖心旁": "心",
-    "氵": "水", "三点水": "水",
-    "灬": "火", "四点底": "火",
-    "艹": "艸", "草字头": "艸",
-    "⺮": "竹", "竹字头": "竹",
-    "钅": "金", "釒": "金", "金字旁": "金",
-    "讠": "言", "言字旁": "言",
-    "纟": "糸", "糹": "糸", "绞丝旁": "糸",
-    "礻": "示", "示字旁": "示",
-    "衤": "衣", "衣字旁": "衣",
-    "犭": "犬", "反犬旁": "犬",
-    "刂": "刀", "立刀旁": "刀",
-    "⺼": "肉", "肉月旁": "肉",
-    "罒": "网", "四字头": "网",
-    "贝": "貝",
-    "页": "頁",
-    # further combining forms seen as operands in the sources
-    "𠆢": "人", "⺅": "人",
-    "龵": "手", "⺘": "手",
-    "㣺": "心", "⺗": "心", "⺖": "心",
-    "氺": "水", "⺡": "水", "⺢": "水",
-    "⺣": "火",
-    "⺿": "艸", "⻀": "艸", "䒑": "艸",
-    "𥫗": "竹",
-    "⻐": "金", "⻒": "金",
-    "訁": "言", "⻈": "言",
-    "⺯": "糸", "⺰": "糸",
-    "⺭": "示",
-    "⻂": "衣",
-    "⺨": "犬",
-    "⺉": "刀",
-    "⺲": "网", "⺳": "网", "罓": "网", "⺴": "网",
-    "饣": "食", "飠": "食", "𩙿": "食", "⻞": "食", "⻟": "食",
-    "辶": "辵", "⻌": "辵", "⻍": "辵", "⻎": "辵",
-    "攵": "攴", "⺙": "攴",
-    "爫": "爪", "⺥": "爪",
-    "丬": "爿", "⺦": "爿",
-    "牜": "牛", "⺧": "牛",
-    "𧾷": "足", "⻊": "足",
-    "耂": "老", "⺹": "老",
-    "歺": "歹",
-    "覀": "襾", "⻃": "襾",
-    "𤣩": "玉", "⺩": "玉",
-    "⺶": "羊", "⺷": "羊", "𦍌": "羊",
-    "⺌": "小", "⺍": "小",
-    "冫": "仌", "⺀": "仌",
-    "⻖": "阜", "⻏": "邑",
-    # simplified radical forms whose traditional form is the Shuowen radical
-    "见": "見", "车": "車", "马": "馬", "鸟": "鳥", "鱼": "魚", "门": "門", "韦": "韋",
-    "风": "風", "齿": "齒", "龙": "龍", "龟": "龜", "麦": "麥", "黾": "黽", "长": "長",
-    "镸": "長", "卤": "鹵", "仑": "侖", "仓": "倉",
+    alias: canon for alias, canon in ALIAS_TO_CANONICAL.items()
+    if len(alias) == 1 and alias != canon and alias not in SCORING_ONLY_ALIASES
 }
 
 # 阝 is 阜 on the left and 邑 on the right (ACCE.md section 2).

@@ -232,9 +232,11 @@ class HFBackend:
         import torch
 
         conversations = [r.messages for r in requests]
+        # Qwen3.5's chat templates open a thinking block unless told not to; JieZi answers
+        # (and the training recipes) have none. Templates without the switch ignore it.
         inputs = self.processor.apply_chat_template(
             conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
-            padding=True)
+            padding=True, enable_thinking=False)
         inputs = inputs.to(self.device)
         if "pixel_values" in inputs and inputs["pixel_values"].is_floating_point():
             inputs["pixel_values"] = inputs["pixel_values"].to(self.dtype)

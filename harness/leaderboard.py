@@ -441,7 +441,16 @@ def submitted_rows(board_dir: str | Path) -> list[Row]:
 
 
 def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[Row]:
-    """Submitted rows plus (``include_paper``) the paper's rows, best macro first (a row
-    without a macro last)."""
+    """Submitted rows plus (``include_paper``) the paper's rows, best first.
+
+    Rows are ranked by how many of the eleven metrics they have, then by macro: a macro
+    over fewer metrics (no EVOI judge, say) leaves out the hardest ones and is not
+    comparable with a full row, so it never outranks one. A row without a macro is last.
+    """
     rows = (submitted_rows(board_dir) if board_dir else []) + (paper_rows() if include_paper else [])
-    return sorted(rows, key=lambda r: (r.scores.get("macro") is None, -(r.scores.get("macro") or 0.0)))
+
+    def rank(r: Row) -> tuple:
+        computed = sum(r.scores.get(m) is not None for m in labels.METRICS)
+        return (r.scores.get("macro") is None, -computed, -(r.scores.get("macro") or 0.0))
+
+    return sorted(rows, key=rank)

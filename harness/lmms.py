@@ -45,11 +45,11 @@ def write_task_folder(output: str | Path, bench: str | None = None) -> Path:
         text = re.sub(r"^dataset_path: .*$", f"dataset_path: {value}", text, count=1, flags=re.M)
         (dest / TEMPLATE).write_text(text, "utf-8")
         if local.is_dir():
-            from harness.bench import _local_data_files
+            from builder.published import local_data_files
 
             for level in ("l1", "l2", "l3", "l4"):
                 path = dest / f"jiezi_bench_{level}.yaml"
-                files = _local_data_files(local, level.upper(), "test")
+                files = local_data_files(local, level.upper(), "test")
                 block = "dataset_kwargs:\n  data_files:\n    test:\n" + "".join(f"      - {f}\n" for f in files)
                 path.write_text(re.sub(r"^dataset_name: .*\n", block, path.read_text("utf-8"), count=1, flags=re.M),
                                 "utf-8")

@@ -1,6 +1,6 @@
 """The Hub Space folder: ``app.py``, the Space ``README.md`` (YAML front matter) and
 ``requirements.txt`` at the root, beside the packages the app imports (``space``,
-``harness``, ``metrics``), copied from this checkout as they are.
+``harness``, ``metrics``, and ``builder.published``), copied from this checkout as they are.
 
 The Hub runs ``python app.py`` in the Space root; ``space/app.py`` finds its packages
 both there and in the repository, so the same file runs in both places unchanged.
@@ -15,6 +15,8 @@ REPO = Path(__file__).resolve().parent.parent
 # package folder -> file suffixes copied (code and the data files the code reads)
 PACKAGES = {"space": (".py",), "harness": (".py", ".json"), "metrics": (".py", ".txt")}
 ROOT_FILES = {"app.py": "space/app.py", "README.md": "space/README.md", "requirements.txt": "space/requirements.txt"}
+# Single modules of other packages the app imports: the reader of published folders.
+MODULE_FILES = ("builder/__init__.py", "builder/published.py")
 SKIP_DIRS = {"__pycache__", "lmms_eval_tasks"}
 
 
@@ -25,6 +27,7 @@ class BundleError(RuntimeError):
 def bundle_files() -> dict[str, Path]:
     """Space path -> source file of everything :func:`write_bundle` copies."""
     files: dict[str, Path] = {dest: REPO / src for dest, src in ROOT_FILES.items()}
+    files.update({rel: REPO / rel for rel in MODULE_FILES})
     for package, suffixes in PACKAGES.items():
         for path in sorted((REPO / package).rglob("*")):
             rel = path.relative_to(REPO)

@@ -27,3 +27,18 @@ def sources_dir() -> Path:
     if not (path / "shuowen").is_dir():
         pytest.fail(f"source cache not found at {path}: set JIEZI_SOURCES or run `jiezi sources fetch`")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_datasets_cache(tmp_path_factory, monkeypatch):
+    """A fresh `datasets` cache per test.
+
+    datasets 5.2 keys the cache of a local folder by its base name (two `jiezi-bench`
+    folders, or one rebuilt in place, share one cache entry; huggingface/datasets#2956), so
+    a test that calls ``load_dataset(folder)`` directly could read another test's rows.
+    The project's own readers avoid it (``builder.published.load_hub_layout``); the tests
+    that exercise plain ``load_dataset`` must not depend on test order.
+    """
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path_factory.mktemp("hf-datasets"))

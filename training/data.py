@@ -22,6 +22,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from builder.published import load_hub_layout
+
 DEFAULT_DATASET = "out/jiezi-dataset"
 DATASET_CONFIGS = ("L1", "L2", "L3", "L4", "all")
 PAPER_SUBSETS = (0.25, 0.5, 0.75, 1.0)
@@ -165,27 +167,6 @@ def _resolve_source(path_or_repo_id: str) -> str:
     return path_or_repo_id
 
 
-def _load_fresh(source: str, config: str, split: str, revision: str | None):
-    """``datasets.load_dataset``, rebuilding the Arrow cache when a local folder changed.
-
-    datasets 5.2 keys the cache of a local folder with YAML ``configs`` on the path only, so
-    a rebuilt folder (``jiezi build`` again) would load the old rows or fail to cast them
-    (huggingface/datasets#2956; the cached ``dataset_info.json`` even survives
-    ``download_mode="force_redownload"``): when any file of the folder is newer than the
-    cache of this config, that cache directory is removed and rebuilt."""
-    import shutil
-
-    import datasets
-
-    if os.path.isdir(source):
-        cache_dir = Path(datasets.load_dataset_builder(source, config, revision=revision).cache_dir)
-        cached = [p.stat().st_mtime for p in cache_dir.glob("*") if p.is_file()] if cache_dir.is_dir() else []
-        newest = max((p.stat().st_mtime for p in Path(source).rglob("*") if p.is_file()), default=0)
-        if cached and newest > min(cached):
-            shutil.rmtree(cache_dir, ignore_errors=True)
-    return datasets.load_dataset(source, config, split=split, revision=revision)
-
-
 def load_jiezi_dataset(
     path_or_repo_id: str = DEFAULT_DATASET,
     config: str = "all",
@@ -215,7 +196,7 @@ def load_jiezi_dataset(
     if not 0 < subset <= 1:
         raise ValueError(f"subset must be a fraction in (0, 1], e.g. 0.25; got {subset}")
     source = _resolve_source(path_or_repo_id)
-    ds = _load_fresh(source, config, split, revision)
+    ds = load_hub_layout(source, config, split, revision=revision)
     for column in ("id", "images", "messages"):
         if column not in ds.column_names:
             raise ValueError(
