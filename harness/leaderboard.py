@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -40,6 +41,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from metrics.acce import labels
+
+log = logging.getLogger(__name__)
 
 BOARD_FORMAT = "jiezi-leaderboard/1"
 MAX_BYTES = 50_000_000  # bytes; a full-bench predictions file is a few MB
@@ -429,14 +432,15 @@ def paper_rows() -> list[Row]:
 
 
 def submitted_rows(board_dir: str | Path) -> list[Row]:
-    """Every stored submission of the board (unreadable files are skipped)."""
+    """Every stored submission of the board. A file that cannot be read as a row is left
+    out of the table and named in a logged warning (one bad file never hides the rest)."""
     folder = Path(board_dir) / "submissions"
     out = []
     for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             out.append(load_row(p))
-        except (OSError, ValueError, TypeError):
-            continue
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("leaderboard: skipping unreadable submission file %s: %s", p, exc)
     return out
 
 
