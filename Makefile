@@ -7,7 +7,7 @@ JIEZI := .venv/bin/jiezi
 OUT ?= out
 # The source cache: this workplace ships it at ../shared/sources; elsewhere
 # `jiezi sources fetch` downloads it into ~/.cache/jiezi/sources.
-JIEZI_SOURCES ?= $(firstword $(wildcard ../shared/sources) $(HOME)/.cache/jiezi/sources)
+JIEZI_SOURCES ?= $(abspath $(firstword $(wildcard ../shared/sources) $(HOME)/.cache/jiezi/sources))
 export JIEZI_SOURCES
 # ORIM/COMI need a Chinese BERT (bert-base-chinese) that this offline machine cannot
 # download; the main job scores them with the MiniLM shipped on PyPI and results.json

@@ -23,7 +23,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def sources_dir() -> Path:
     """The source cache directory holding the real upstream files (see SOURCES.md)."""
     env = os.environ.get("JIEZI_SOURCES")
-    path = Path(env) if env else REPO.parent / "shared" / "sources"
+    # Absolute: tests link and copy source files into temporary folders.
+    path = (Path(env) if env else REPO.parent / "shared" / "sources").resolve()
     if not (path / "shuowen").is_dir():
         pytest.fail(f"source cache not found at {path}: set JIEZI_SOURCES or run `jiezi sources fetch`")
     return path
