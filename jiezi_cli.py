@@ -9,6 +9,8 @@ happen inside the command functions).
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 import typer
 
@@ -19,6 +21,18 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
+
+
+@app.callback()
+def _main() -> None:
+    """JieZi: Ancient Chinese Character Exegesis (ACCE) on the Hugging Face stack."""
+    # A progress bar redrawn ten times a second turns a CI or nohup log into megabytes of
+    # carriage returns; tqdm reads its defaults from TQDM_* variables, so when stderr is
+    # not a terminal we only ask it to redraw every 30 s (a user's own setting wins).
+    if not sys.stderr.isatty():
+        os.environ.setdefault("TQDM_MININTERVAL", "30")
+
+
 # Stage packages, in flow order.
 _STAGES = ("builder.cli", "harness.cli", "training.cli", "space.cli")
 
@@ -26,5 +40,20 @@ for _name in _STAGES:
     importlib.import_module(_name).register(app)
 
 
+def main() -> None:
+    """Console entry point (``jiezi``): runs :data:`app`; on Ctrl-C says how to resume.
+
+    Every long job (build, eval, audit) keeps finished work on disk and skips it when the
+    same command is run again, so an interruption is only a pause. Exit status 130 on
+    Ctrl-C (typer's convention), otherwise the command's own.
+    """
+    try:
+        app()
+    except SystemExit as exc:
+        if exc.code == 130:
+            print("\ninterrupted: finished work is kept; run the same command again to resume", file=sys.stderr)
+        raise
+
+
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    main()

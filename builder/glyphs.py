@@ -220,12 +220,17 @@ def _run(jobs: list[render.Job], ctx: render.RenderContext, workers: int, progre
     # importable __main__ (a caller may run from stdin or a notebook). The first submit
     # forks every worker, before the progress bar starts its monitor thread.
     method = "fork" if "fork" in get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
-                             initializer=render.init_worker, initargs=(ctx,)) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
+                               initializer=render.init_worker, initargs=(ctx,))
+    try:
         futures = [pool.submit(render.run_chunk, chunk) for chunk in chunks]
         with tqdm(total=len(jobs), desc="glyph images", unit="img", disable=not progress) as bar:
             for future in futures:
                 chunk_result = future.result()
                 results.extend(chunk_result)
                 bar.update(len(chunk_result))
+    finally:
+        # On Ctrl-C, drop the queued chunks instead of rendering all of them before exiting
+        # (images already written stay; the rerun reuses them).
+        pool.shutdown(wait=True, cancel_futures=True)
     return results

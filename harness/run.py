@@ -56,6 +56,8 @@ from metrics.acce import labels
 
 RESULTS_FORMAT = "jiezi-eval-results/1"
 PARAPHRASE_SOURCES = ("own", "templates")
+# With no answer yet, this many failures in a row (or 4 x the concurrency, if more) end the run.
+FAIL_FAST_AFTER = 20
 META_COLUMNS = ("id", "image_id", "question", "answer_struct", "subtask", "metrics", "level", "character", "script",
                 "unseen_character", "unseen_glyph", "kind")
 
@@ -277,6 +279,12 @@ def _generate(worker: _Worker, items: list, logs: dict[int, PredictionLog], batc
     batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
     it = iter(batches)
     last_sync = time.monotonic()
+    # One bad item is recorded and the run goes on; but when nothing has worked yet and the
+    # first answers all fail (a wrong URL, a server that is down, a bad key), asking the other
+    # thousands of questions only burns hours of retries. Stop and say so; what was recorded
+    # stays, and a rerun asks the failed ids again.
+    give_up_after = max(FAIL_FAST_AFTER, 4 * concurrency)
+    failed_first, any_answer = 0, False
     with ThreadPoolExecutor(max_workers=concurrency) as pool, \
             tqdm(total=len(items), desc="answer", unit="q", disable=not progress) as bar:
         pending = set()
@@ -295,6 +303,16 @@ def _generate(worker: _Worker, items: list, logs: dict[int, PredictionLog], batc
                 for wording, rec in fut.result():
                     logs[wording].append(rec)
                     bar.update(1)
+                    if rec["error"] is None:
+                        any_answer = True
+                    elif not any_answer:
+                        failed_first += 1
+                if not any_answer and failed_first >= give_up_after:
+                    for other in pending:
+                        other.cancel()
+                    raise RunError(f"the first {failed_first} questions all failed and none was answered; "
+                                   f"last error: {rec['error']}. Check the model spec, server URL and key; "
+                                   "the failures are recorded and a rerun asks them again.")
                 submit()
             if time.monotonic() - last_sync > 5:
                 for log in logs.values():

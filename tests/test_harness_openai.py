@@ -162,6 +162,27 @@ def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failu
     assert server.requests == []
 
 
+def test_a_run_whose_first_answers_all_fail_stops_early_and_a_rerun_completes(hub, server, tmp_path, monkeypatch):
+    import harness.run as run
+
+    monkeypatch.setattr(run, "FAIL_FAST_AFTER", 5)
+    n = len(load_bench(hub["bench"], "all", "test"))
+    assert n > 12
+    server.fail = ("",)  # every question answered with HTTP 500: a server that is down
+    out = tmp_path / "run"
+    with pytest.raises(run.RunError, match=r"first 5 questions all failed.*server exploded|first 5 questions all failed.*500"):
+        evaluate(_opts(hub, server, out, concurrency=1, max_retries=0))
+    assert len(server.requests) < n  # it did not go on asking the whole bench
+    recorded = _lines(out / "predictions.jsonl")
+    assert len(recorded) == 5 and all(p["error"] for p in recorded)
+    assert not (out / "results.json").exists()
+
+    server.fail = ()
+    server.requests.clear()
+    res = evaluate(_opts(hub, server, out, concurrency=1, max_retries=0))
+    assert len(server.requests) == n and res["run"]["errors"] == 0 and res["run"]["errors_retried"] == 5
+
+
 def test_a_killed_run_loses_only_in_flight_items(hub, server, tmp_path):
     n = len(load_bench(hub["bench"], "all", "test"))
     server.hang_after = 20
