@@ -14,7 +14,10 @@ images under the records folder named in ``<data_dir>/qa/fingerprint.json`` (or
 ``records_dir=``). Configs ``L1``..``L4`` keep the rows of that level (the shared
 component question, scored on COME too, is in L2 and L4) and ``all`` keeps every row.
 Splits: ``test`` (every row of the config), ``unseen_characters`` and ``unseen_glyphs``
-(the rows flagged so). Columns: ARCHITECTURE.md "JieZi-Bench rows", plus ``question_en``
+(the rows flagged so). A small build can leave a split empty; ``datasets`` cannot read a
+split of 0 rows back (``as_dataset`` / ``load_dataset`` raise "corresponds to no data"),
+so ``jiezi publish`` leaves empty splits out of the Hub folder and its card, and the
+stage report warns about them. Columns: ARCHITECTURE.md "JieZi-Bench rows", plus ``question_en``
 and ``answer_en`` (the English wording) and ``kind`` (the template kind).
 """
 

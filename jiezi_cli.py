@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 import typer
@@ -44,9 +45,22 @@ def main() -> None:
     """Console entry point (``jiezi``): runs :data:`app`; on Ctrl-C says how to resume.
 
     Every long job (build, eval, audit) keeps finished work on disk and skips it when the
-    same command is run again, so an interruption is only a pause. Exit status 130 on
-    Ctrl-C (typer's convention), otherwise the command's own.
+    same command is run again, so an interruption is only a pause. SIGTERM is handled like
+    Ctrl-C. Exit status 130 on either (typer's convention), otherwise the command's own.
     """
+    main_pid = os.getpid()
+
+    def _terminate(signum, frame):
+        # `kill PID` should stop a build as Ctrl-C does: unwind, let the worker pools drop
+        # their queued work and exit, instead of dying at once and orphaning the workers.
+        # Forked workers inherit this handler; they keep the default behaviour.
+        if os.getpid() != main_pid:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except SystemExit as exc:

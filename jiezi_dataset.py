@@ -92,8 +92,10 @@ RECORD_FEATURES = datasets.Features({
 
 def to_messages(qas: list[dict], lang: str = "zh") -> list[dict]:
     """TRL conversational turns from QA dicts: user question (the first one with the image
-    placeholder ``{"type": "image"}``) then assistant answer, in order."""
+    placeholder ``{"type": "image"}``) then assistant answer, in order. Turns without an
+    answer in ``lang`` (audit-corrected items have no English wording) are left out."""
     q_key, a_key = ("question", "answer") if lang == "zh" else ("question_en", "answer_en")
+    qas = [q for q in qas if q.get(a_key)]  # an audit-corrected turn has no English wording
     msgs = []
     for i, q in enumerate(qas):
         content = ([{"type": "image", "text": None}] if i == 0 else []) + [{"type": "text", "text": q[q_key]}]

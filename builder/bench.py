@@ -29,6 +29,11 @@ character from JieZi-Dataset. Unseen (character, script) pairs are the unseen ch
 pairs, the pairs whose only image is the bench image (e.g. a character's single seal
 rendering), and further 楷书 / 简体 pairs drawn until :data:`UNSEEN_GLYPH_SHARE` of the
 images; each withholds every image of that pair. Bench images are never in the dataset.
+
+A small build (a few ``--characters``, or few eligible records) cannot fill the requested
+size or every split: :func:`select` says so in ``plan.stats["warnings"]`` (the stage
+report carries them, ``jiezi build`` prints them and the card repeats them), and an empty
+split is left out of the published bench (``builder/publish.py``).
 """
 
 from __future__ import annotations
@@ -229,6 +234,7 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
 
     n = len(plan.images)
     plan.stats = {
+        "requested_images": target,
         "eligible_records": len(eligible),
         "eligible_by_script": {s: len(v) for s, v in sorted(by_script.items())},
         "images": n,
@@ -243,4 +249,31 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
         "withheld_images": len(withheld),
         "records_considered": len(by_id),
     }
+    plan.stats["warnings"] = _warnings(plan, target, by_script, n_unseen_chars, len(candidates))
     return plan
+
+
+def _warnings(plan: BenchPlan, target: int, by_script: dict[str, list[GlyphRecord]],
+              n_unseen_chars: int, n_candidates: int) -> list[str]:
+    """Plain-language warnings about a bench smaller than requested or with empty splits."""
+    out: list[str] = []
+    n = len(plan.images)
+    eligible = ", ".join(f"{s} {len(v)}" for s, v in sorted(by_script.items())) or "none"
+    if n == 0:
+        out.append(f"JieZi-Bench is empty: no record is eligible (each needs every one-per-image question "
+                   f"answerable from agreeing bench sources); requested {target} images")
+        return out
+    if n < target:
+        out.append(f"JieZi-Bench has {n} images, fewer than the {target} requested (--bench-size): "
+                   f"{sum(len(v) for v in by_script.values())} records are eligible (by script: {eligible}) and "
+                   f"the ancient scripts are capped (甲骨文 {OBI_SHARE:.0%}, 篆书 {SEAL_SHARE:.1%}, each other "
+                   f"{SEAL_SHARE / 2:.2%} of the requested size); build over more characters for a larger bench")
+    if not plan.unseen_characters:
+        why = (f"{len(plan.reserved_characters)} bench characters x {UNSEEN_CHARACTER_SHARE:.1%} rounds to 0"
+               if n_unseen_chars == 0
+               else "every bench character has an ancient-script record, which stays in training"
+               if n_candidates == 0 else "no candidate")
+        out.append(f"split unseen_characters is empty ({why}); it is left out of the published bench")
+    if not plan.unseen_glyphs:
+        out.append("split unseen_glyphs is empty; it is left out of the published bench")
+    return out

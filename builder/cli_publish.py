@@ -131,12 +131,16 @@ def build_all(
             records_report = json.loads(rep_path.read_text("utf-8"))
         except ValueError:
             records_report = {}
+    # what needs a reader's attention: a bench smaller than asked for, empty splits
+    warnings = list(qa_report["bench"].get("selection", {}).get("warnings", []))
     report = {
         "dataset": qa_report["dataset"],
         "bench": qa_report["bench"],
         "leakage": qa_report["leakage"],
+        "warnings": warnings,
         "records": {**qa_report["records"], **{k: records_report[k] for k in
-                    ("images_by_script", "scripts_covered", "scripts_missing", "fonts") if k in records_report}},
+                    ("images_by_script", "scripts_covered", "scripts_missing", "fonts", "skipped")
+                    if k in records_report}},
         "audit": qa_report.get("audit", {}),
         "skipped": qa_report.get("skipped", {}),
         "folders": folders,
@@ -151,6 +155,14 @@ def build_all(
     typer.echo(f"JieZi-Dataset: {d['qa_pairs']:,} QA pairs, {d['images']:,} images, {d['characters']:,} characters")
     typer.echo(f"JieZi-Bench: {b['questions']:,} questions, {b['images']:,} images; splits {b['splits']}")
     typer.echo(f"leakage: {report['leakage']}")
+    skipped = records_report.get("skipped") or {}
+    if skipped:
+        # the records stage's skip counts (user glyphs with an unknown script or style, blank
+        # images, fonts without a glyph ...): every reason is in records/skipped.jsonl
+        typer.echo(f"records skipped: {', '.join(f'{k} {v:,}' for k, v in skipped.items())} "
+                   f"(reasons: {Path(records) / 'skipped.jsonl'})")
+    for w in warnings:
+        typer.echo(f"warning: {w}", err=True)
     typer.echo(f"report: {output / 'report.json'} ({timings['total_s']} s)")
 
 

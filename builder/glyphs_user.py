@@ -11,8 +11,13 @@ pre-rasterised Wikimedia Commons SVGs can be added without code changes:
   are relative to the manifest's folder.
 
 Script labels are normalised to the canonical labels of ``metrics/acce/labels.py``
-(:func:`canonical_script`); an unknown label, a bad character, a missing file or an
-unsupported extension skips that item and logs it, never the whole source.
+(:func:`canonical_script`); ``style`` must be one of :data:`USER_STYLES` (default
+``user``). One rule for every bad label or file, in a folder's ``jiezi-source.json`` as in
+a manifest row: the item (every image the label applies to) is skipped and recorded in the
+skip log with the file or row, the field and the allowed values, and the build reports the
+count per kind at the end; never the whole source, never a silent fallback. Images that
+are blank (one colour only, e.g. fully white, or fully transparent once composited on
+white) are skipped the same way (kind ``user-blank-image``).
 """
 
 from __future__ import annotations
@@ -20,16 +25,26 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from PIL import Image, ImageOps
+
+# the normaliser's own compositing, so "blank" means blank in the image the build would store
+from builder.glyphs_render import _flatten
 from builder.skips import SkipLog
 from metrics.acce import labels
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif")
+# The GlyphImage.style values (builder/schema.py) a user collection may claim.
 USER_STYLES = ("scan", "font-kai", "font-song", "font-hei", "seal-style-font", "user")
 SOURCE_META = "jiezi-source.json"
+# A channel whose values span at most this many levels counts as one colour: lossy
+# encoders (JPEG, WebP) add a few levels of noise to a flat image.
+BLANK_TOLERANCE = 4
 
 # Synonyms a collection may use for a script, beyond the canonical label and the English
 # names of labels.SCRIPTS. Traditional-character spellings, the usual short forms and
@@ -106,15 +121,71 @@ def _scripts_hint() -> str:
     return f"expected one of {', '.join(labels.SCRIPTS)} or a synonym (小篆, 甲骨, oracle, 战国, 古文 ...)"
 
 
+def _styles_hint() -> str:
+    return f"expected one of {', '.join(USER_STYLES)} (empty = user)"
+
+
+def canonical_style(value: str) -> str | None:
+    """The :data:`USER_STYLES` value ``value`` names (case- and space-insensitive; empty
+    means ``"user"``), or ``None`` for an unknown style."""
+    key = value.strip().casefold()
+    if not key:
+        return "user"
+    return key if key in USER_STYLES else None
+
+
+def blank_reason(path: Path) -> str | None:
+    """Why the image at ``path`` is blank, or ``None`` when it has ink (or cannot be
+    decoded: the rendering step reports that with its own kind).
+
+    Blank: after EXIF orientation and compositing transparency on white (as the
+    normaliser does), every channel spans at most :data:`BLANK_TOLERANCE` levels, i.e.
+    the image is one colour: fully white, fully transparent, a flat grey or colour.
+    """
+    try:
+        with Image.open(path) as src:
+            if src.format == "JPEG":
+                src.draft(src.mode, (256, 256))  # a flat image stays flat at a reduced scale
+            src.load()
+            image = _flatten(ImageOps.exif_transpose(src))
+    except Exception:  # noqa: BLE001 - undecodable files are reported by the renderer
+        return None
+    extrema = image.getextrema()
+    bands = [extrema] if image.mode == "L" else list(extrema)
+    if all(hi - lo <= BLANK_TOLERANCE for lo, hi in bands):
+        colour = bands[0][0] if len(bands) == 1 else tuple(lo for lo, _ in bands)
+        what = "white" if all(lo >= 255 - BLANK_TOLERANCE for lo, _ in bands) else f"one colour ({colour})"
+        return (f"blank image {path.name}: {what} after compositing transparency on white, "
+                f"{image.width}x{image.height} px; no glyph to learn from")
+    return None
+
+
+def _drop_blank(items: list["UserItem"], skipped: SkipLog) -> list["UserItem"]:
+    """``items`` without blank images; each blank one is recorded (kind ``user-blank-image``)."""
+    if not items:
+        return items
+    # Pillow releases the GIL while decoding, so threads spread the decode over the CPUs
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+        reasons = list(pool.map(lambda it: blank_reason(it.path), items))
+    kept = []
+    for it, reason in zip(items, reasons):
+        if reason is None:
+            kept.append(it)
+        else:
+            skipped.add(it.source, it.item, reason, field="path", kind="user-blank-image")
+    return kept
+
+
 def scan_user_sources(sources: list[Path] | tuple[Path, ...], skipped: SkipLog) -> list[UserItem]:
     """List the labelled images of every folder or ``.csv`` manifest in ``sources``.
 
     Order is deterministic: sources in the given order; in a folder, by script folder,
-    character folder and file name; in a manifest, by row. Bad items are logged to
-    ``skipped`` (kinds ``user-unknown-script``, ``user-bad-character``, ``user-bad-style``,
-    ``user-missing-file``, ``user-not-an-image``, ``user-bad-manifest``). A source path
-    that does not exist raises ``FileNotFoundError``: it is a mistake in the command, not
-    bad data.
+    character folder and file name; in a manifest, by row. Bad items are skipped and
+    logged to ``skipped``, one entry per image or row naming the file or row, the field
+    and the allowed values (kinds ``user-unknown-script``, ``user-bad-character``,
+    ``user-bad-style``, ``user-missing-file``, ``user-not-an-image``,
+    ``user-blank-image``, ``user-bad-manifest``). A source path that does not exist
+    raises ``FileNotFoundError``: it is a mistake in the command, not bad data.
     """
     items: list[UserItem] = []
     for src in sources:
@@ -127,11 +198,13 @@ def scan_user_sources(sources: list[Path] | tuple[Path, ...], skipped: SkipLog) 
             raise ValueError(f"user glyph source {src}: expected a folder <script>/<character>/<image> or a .csv manifest")
         else:
             raise FileNotFoundError(f"user glyph source {src} does not exist")
-    return items
+    return _drop_blank(items, skipped)
 
 
 def _source_meta(root: Path, skipped: SkipLog) -> tuple[str, str, str]:
-    name, licence, style = root.resolve().name, "unspecified", "user"
+    """``(name, licence, style)`` of a folder source from its ``jiezi-source.json``;
+    ``style`` as written there (``""`` when absent)."""
+    name, licence, style = root.resolve().name, "unspecified", ""
     meta_path = root / SOURCE_META
     if meta_path.is_file():
         try:
@@ -144,17 +217,14 @@ def _source_meta(root: Path, skipped: SkipLog) -> tuple[str, str, str]:
             meta = {}
         name = str(meta.get("source") or name)
         licence = str(meta.get("licence") or meta.get("license") or licence)
-        style = str(meta.get("style") or style)
-        if style not in USER_STYLES:
-            skipped.add(f"user:{name}", str(meta_path), f"style {style!r}, expected one of {USER_STYLES}; using 'user'",
-                        field="style", kind="user-bad-style")
-            style = "user"
+        style = str(meta.get("style") or "")
     return name, licence, style
 
 
 def _scan_folder(root: Path, skipped: SkipLog) -> list[UserItem]:
-    name, licence, style = _source_meta(root, skipped)
+    name, licence, style_written = _source_meta(root, skipped)
     source, slug = f"user:{name}", "user-" + slugify(name)
+    style = canonical_style(style_written)
     out: list[UserItem] = []
     for script_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         script = canonical_script(script_dir.name)
@@ -177,6 +247,12 @@ def _scan_folder(root: Path, skipped: SkipLog) -> list[UserItem]:
                     hint = " (rasterise SVGs first, e.g. rsvg-convert -w 512)" if file.suffix.casefold() == ".svg" else ""
                     skipped.add(source, str(file), f"not an image file: extension {file.suffix or '(none)'!r}, expected "
                                 f"one of {', '.join(IMAGE_EXTENSIONS)}{hint}", kind="user-not-an-image")
+                    continue
+                if style is None:
+                    # the folder's label applies to each of its images: each is skipped,
+                    # as a manifest row with that style would be
+                    skipped.add(source, str(file), f"style {style_written!r} (from {root / SOURCE_META}) is not "
+                                f"a known style; {_styles_hint()}", field="style", kind="user-bad-style")
                     continue
                 out.append(UserItem(file, character, script, source, slug, licence, style, str(file)))
     return out
@@ -215,10 +291,10 @@ def _scan_manifest(path: Path, skipped: SkipLog) -> list[UserItem]:
             skipped.add(source, item, f"character {row.get('character', '')!r} is not one character or U+XXXX",
                         field="character", kind="user-bad-character")
             continue
-        style = row.get("style") or "user"
-        if style not in USER_STYLES:
-            skipped.add(source, item, f"style {style!r}, expected one of {USER_STYLES}", field="style",
-                        kind="user-bad-style")
+        style = canonical_style(row.get("style", ""))
+        if style is None:
+            skipped.add(source, item, f"style {row['style']!r} is not a known style; {_styles_hint()}",
+                        field="style", kind="user-bad-style")
             continue
         if not row.get("path"):
             skipped.add(source, item, "empty path", field="path", kind="user-missing-file")

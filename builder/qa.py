@@ -459,18 +459,11 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
             provs = [p for p in om.provenance if p.source in allowed | gap]
             f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
                       provs, "shuowen" if "shuowen" in srcs else "gloss")
-    if f.orim is None and not strict and record.definition_en is not None:
-        d = record.definition_en
-        provs = [p for p in d.provenance if p.source in allowed]
-        if provs:
-            src_name = "Unihan" if provs[0].source == "unihan" else provs[0].source
-            f.orim = (f"本数据的中文来源未载此字本义；{src_name} 英文释义为：{d.value}",
-                      f"No Chinese source in this build gives the original meaning; the {src_name} English gloss is: {d.value}",
-                      provs, "english-gloss")
+    # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
+    # the original meaning, and an answer saying "no source has it" would teach a model to
+    # decline. The record's English definition still appears in the record and the Space.
     if f.orim is None:
         f.missing.setdefault("ORIM", "no-original-meaning")
-    elif "ORIM" in f.missing:
-        del f.missing["ORIM"]  # the English gloss stood in for a self-gloss
 
     # EVOI
     min_statements = 2 if strict else 1

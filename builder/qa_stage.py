@@ -181,6 +181,10 @@ def _apply_qa_decision(item: dict, d: dict | None) -> dict | None:
                    "ORIM": "original_meaning", "EVOI": "evolution"}.get(item["subtask"])
             if key:
                 item["answer_struct"] = {**struct, key: text}
+    if "answer_en" in item:
+        # The English wording said what the reviewer corrected; we do not invent a
+        # translation, so the corrected item has none (English turns leave it out).
+        item["answer_en"] = None
     item["provenance"] = item["provenance"] + [{"field": "audit", **_audit_prov(d).model_dump()}]
     return item
 
@@ -310,7 +314,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                     if d is None:
                         qa_counts["dataset_rejected"] += 1
                         continue
-                    if unseen_chars and unseen_chars & (set(d["answer"]) | set(d["answer_en"])):
+                    if unseen_chars and unseen_chars & (set(d["answer"]) | set(d["answer_en"] or "")):
                         # an unseen character must not appear in JieZi-Dataset at all, not even
                         # named in another character's answer (as a component, variant, gloss)
                         stats["qa_dropped_naming_unseen_character"] += 1

@@ -107,15 +107,19 @@ def split_gloss(text: str) -> tuple[list[str], list[str]]:
 def read_gloss(text: str) -> tuple[Found | None, list[Found]]:
     """The gloss (original meaning) and the 一曰 senses of an explanation.
 
-    The gloss span is the leading gloss sentences as they stand in ``text``; its value
-    drops a final 也 (``照也`` -> ``照``). 一曰 sentences become senses (``一曰逐也`` -> ``逐``).
+    The gloss span is the leading gloss sentences as they stand in ``text``; the value of
+    a one-sentence gloss drops its final 也 (``照也`` -> ``照``), a gloss of several
+    sentences is kept whole (``怒也。武也``). 一曰 sentences become senses (``一曰逐也`` -> ``逐``).
     """
     gl, rest = split_gloss(text)
     gloss = None
     if gl:
         span = "。".join(gl)
         if span in text:
-            value = span[:-1] if span.endswith("也") and len(span) > 1 else span
+            # One clause loses its final 也 (照也 -> 照); a gloss of several clauses
+            # (馬: 怒也。武也) is kept whole, since cutting only the last 也 would leave a
+            # broken quotation (怒也。武).
+            value = span[:-1] if len(gl) == 1 and span.endswith("也") and len(span) > 1 else span
             gloss = Found(value.strip("，"), span, "shuowen.gloss")
     senses = []
     for s in rest:

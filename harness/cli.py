@@ -94,7 +94,12 @@ def print_results(results: dict, output: Path) -> None:
     bs = (results.get("scorer") or {}).get("bertscore_model") or {}
     if bs.get("note"):
         console.print(f"[yellow]BERTScore:[/yellow] {bs['note']}")
+    for warning in results.get("warnings") or []:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
     run = results.get("run", {})
+    if run.get("answers_reused"):
+        console.print(f"resumed: {run['answers_reused']} answers from an earlier run in this folder were kept, "
+                      f"{run.get('questions_asked')} questions asked now")
     console.print(f"errors: {run.get('errors')}  wall time: {run.get('wall_time_s')} s  "
                   f"results: {Path(output) / 'results.json'}")
 
@@ -130,6 +135,10 @@ def submit_command(
     except (SubmissionError, BenchError) as exc:
         typer.echo(f"submission rejected: {exc}", err=True)
         raise typer.Exit(2) from exc
+    failed = row.details.get("empty_or_failed") or 0
+    if failed:
+        typer.echo(f"warning: {failed} of {row.details.get('n_predictions')} predictions have no output "
+                   "(errors or empty answers); they score 0", err=True)
     if row.created:
         typer.echo(f"added row {row.id[:12]} ({row.model_name}): macro {_fmt(row.scores.get('macro'))}")
     else:
@@ -147,8 +156,13 @@ def show_command(
     from harness.leaderboard import table
     from metrics.acce import labels
 
+    if not (board / "submissions").is_dir():
+        typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
+                   "`jiezi leaderboard submit`); showing the paper's rows only", err=True)
     rows = table(board, include_paper=not no_paper)
-    tab = Table(title=f"JieZi-Bench leaderboard ({board})")
+    tab = Table(title=f"JieZi-Bench leaderboard ({board})",
+                caption="ranked by how many of the 11 metrics a row has, then by macro: a macro over fewer "
+                        "metrics leaves out the hardest ones and is not comparable with a full row")
     tab.add_column("#", justify="right")
     tab.add_column("model")
     tab.add_column("source")
@@ -161,6 +175,8 @@ def show_command(
         missing = [m.replace("EVOI_", "") for m in labels.METRICS if row.scores.get(m) is None]
         if missing:
             notes.append(f"macro over {len(labels.METRICS) - len(missing)}/11 (no {', '.join(missing)})")
+        if row.details.get("empty_or_failed"):
+            notes.append(f"{row.details['empty_or_failed']} of {row.details.get('n_predictions')} unanswered")
         if not row.details.get("comparable_to_paper", True):
             bs = row.details.get("bertscore", {}).get("requested")
             notes.append(f"BERTScore {bs}: ORIM/COMI not comparable to paper")

@@ -338,6 +338,12 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     with ``created=False``. Raises :class:`SubmissionError` with a plain-words message.
     """
     name = check_model_name(model_name)
+    taken = {r.model_name.casefold(): r.model_name for r in paper_rows()}
+    if name.casefold() in taken:
+        # The board shows these names as "reported in paper"; a submission under the same
+        # name would make the comparison ambiguous.
+        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name.casefold()]!r}); "
+                              "choose a name that tells your run apart, e.g. add your organisation or a version")
     meta = check_meta(meta)
     max_bytes = MAX_BYTES
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading

@@ -18,8 +18,10 @@ config, split, content fingerprint, rows, images, limit), ``strategy``,
 None with the reason in ``not_computed``, ``L1``..``L4``, ``macro``, ``lenient``,
 ``FORC_partial``, ``counts``, ``skipped``, ``warnings``), ``breakdown`` (by script, by
 split, by script x split), ``scorer`` (the metric's settings and the BERTScore model
-record with ``comparable_to_paper``), ``run`` (questions asked, errors, generation /
-scoring / wall seconds), ``packages`` (versions), and ``paraphrase`` for paraphrase runs.
+record with ``comparable_to_paper``), ``warnings`` (run-level: unanswered questions, a
+changed ``--limit``), ``run`` (questions asked, answers reused from an earlier run,
+errors, generation / scoring / wall seconds), ``packages`` (versions), and ``paraphrase``
+for paraphrase runs. A run in which every question failed is not scored (RunError).
 
 Paraphrase robustness (``paraphrases=N``, paper Table 13): every question is also asked
 in ``N`` other wordings, each wording with its own predictions file
@@ -410,6 +412,25 @@ def evaluate(opts: EvalOptions) -> dict:
 
     records = {w: {i: logs[w].records.get(i) for i in ids} for w in range(n_wordings)}
     n_errors = {w: sum(1 for r in recs.values() if r is None or r.get("error")) for w, recs in records.items()}
+    if opts.score and n_errors[0] == len(ids):
+        # Scoring a run with no answer at all would print a table of zeros that reads like a
+        # (very bad) model; it is a broken run, not a result.
+        last = next((r.get("error") for r in reversed(list(records[0].values())) if r and r.get("error")), None)
+        raise RunError(f"all {len(ids)} questions failed, nothing to score; last error: {last}. "
+                       "The failures are recorded in predictions.jsonl and a rerun asks them again.")
+    warnings = []
+    if n_errors[0]:
+        warnings.append(f"{n_errors[0]} of {len(ids)} questions have no answer (backend errors, see the 'error' field "
+                        "of predictions.jsonl); they score 0. Rerun the same command to ask them again.")
+    reused = len(ids) - sum(1 for w, _, _ in items if w == 0)
+    previous = output / "results.json"
+    try:
+        prev_rows = json.loads(previous.read_text("utf-8"))["bench"]["rows"] if previous.exists() else None
+    except (ValueError, KeyError, TypeError):
+        prev_rows = None
+    if prev_rows is not None and prev_rows != len(ids):
+        warnings.append(f"results.json scored {prev_rows} rows before and now scores {len(ids)} (--limit changed); "
+                        "predictions.jsonl keeps every answer")
     results = {
         "format": RESULTS_FORMAT,
         "model": {"spec": str(spec), **backend.settings()},
@@ -418,7 +439,9 @@ def evaluate(opts: EvalOptions) -> dict:
         "strategy": {"name": opts.strategy, "shots": strategies.SHOTS if opts.strategy != "zero-shot" else 0,
                      "retriever": gallery.describe() if (gallery is not None and spec.kind != "retrieval") else None},
         "prompt_version": prompts.PROMPT_VERSION if spec.kind != "retrieval" else None,
-        "run": {"questions_asked": len(items), "errors": n_errors[0], "errors_retried": retried[0],
+        "warnings": warnings,
+        "run": {"questions_asked": len(items), "answers_reused": reused, "errors": n_errors[0],
+                "errors_retried": retried[0],
                 "generation_s": round(gen_s, 2), "command": " ".join(sys.argv) if sys.argv else None,
                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))},
         "packages": package_versions(),
@@ -433,14 +456,13 @@ def evaluate(opts: EvalOptions) -> dict:
         "rows": ids, "bertscore": bert_record, "bertscore_on": opts.bertscore, "judge": opts.judge,
         "judge_env": [os.environ.get(k) for k in ("JIEZI_JUDGE_BASE_URL", "JIEZI_JUDGE_MODEL")],
     }, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    previous = output / "results.json"
     if not items and previous.exists():
         try:
             cached = json.loads(previous.read_text("utf-8"))
         except ValueError:
             cached = {}
         if cached.get("run", {}).get("scoring_key") == scoring_key:
-            cached["run"].update(questions_asked=0, reused_scores=True,
+            cached["run"].update(questions_asked=0, answers_reused=reused, reused_scores=True,
                                  wall_time_s=round(time.time() - t_start, 2))
             return cached
     results["run"]["scoring_key"] = scoring_key

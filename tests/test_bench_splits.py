@@ -132,3 +132,43 @@ def test_selection_is_deterministic(built, sources_dir, tmp_path):
     assert a["images"]
     assert a["unseen_characters"] == b["unseen_characters"]
     assert [(i["character"], i["script"]) for i in a["images"]] == [(i["character"], i["script"]) for i in b["images"]]
+
+
+def test_small_build_warns_and_leaves_empty_splits_out(sources_dir, tmp_path):
+    """A bench too small for 12.5% unseen characters: the stage report warns, the empty
+    split is not declared, and the real `datasets.load_dataset` loads every declared
+    config and split (and the whole config) offline."""
+    from huggingface_hub import DatasetCard
+
+    from harness.bench import load_bench
+
+    out = tmp_path / "small"
+    report = build_fixture(sources_dir, out, bench_size=4)
+    assert report["bench"]["splits"]["unseen_characters"] == 0
+    warnings = report["bench"]["selection"]["warnings"]
+    assert any(w.startswith("split unseen_characters is empty") and "left out" in w for w in warnings)
+    folder = out / "jiezi-bench"
+    card = DatasetCard.load(folder / "README.md")
+    data = card.data.to_dict()
+    for c in data["configs"]:
+        assert [d["split"] for d in c["data_files"]] == ["test", "unseen_glyphs"]
+    for info in data["dataset_info"]:
+        assert [s["name"] for s in info["splits"]] == ["test", "unseen_glyphs"]
+    assert not list(folder.rglob("unseen_characters-*"))
+    assert "not published" in card.text and "split unseen_characters is empty" in card.text
+    cache = str(tmp_path / "hf")
+    for config in ("L1", "L2", "L3", "L4", "all"):
+        whole = load_dataset(str(folder), config, cache_dir=cache)
+        assert set(whole) == {"test", "unseen_glyphs"} and len(whole["test"]) > 0
+        assert len(load_dataset(str(folder), config, split="unseen_glyphs", cache_dir=cache)) > 0
+    with pytest.raises(ValueError, match="Unknown split"):
+        load_dataset(str(folder), "all", split="unseen_characters", cache_dir=cache)
+    assert len(load_bench(folder, "all", "test")) == report["bench"]["questions"]  # what `jiezi eval` reads
+
+
+def test_bench_smaller_than_requested_is_reported(sources_dir, tmp_path):
+    report = build_fixture(sources_dir, tmp_path / "b", bench_size=1024, publish=False)
+    sel = report["bench"]["selection"]
+    assert sel["requested_images"] == 1024 and report["bench"]["images"] < 1024
+    assert any(f"JieZi-Bench has {report['bench']['images']} images, fewer than the 1024 requested" in w
+               for w in sel["warnings"])

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from builder.glyphs import collect_images
 from builder.skips import SkipLog
@@ -17,7 +17,9 @@ FONTS = ["Noto Serif CJK SC", "LXGW WenKai", "BabelStone Han", "TW-Kai"]
 
 def _user_folder(root: Path) -> Path:
     (root / "甲骨文" / "人").mkdir(parents=True)
-    Image.new("L", (20, 30), 255).save(root / "甲骨文" / "人" / "a.png")
+    img = Image.new("L", (20, 30), 255)
+    ImageDraw.Draw(img).line([(4, 4), (10, 26), (16, 4)], fill=0, width=2)  # a stroke: blank images are skipped
+    img.save(root / "甲骨文" / "人" / "a.png")
     return root
 
 
@@ -55,6 +57,7 @@ def test_order_is_by_character_then_font(first):
     assert fonts == sorted(fonts, key=lambda cf: (ord(cf[0]), FONTS.index(cf[1])))
     kinds = [g.source.split(":")[0] for _, g in images]
     assert kinds == sorted(kinds, key=["oracle-mnist", "font", "lxgw-seal", "user"].index)
+    assert kinds[-1] == "user"  # the user glyph is in the run (a blank one would be skipped)
 
 
 def test_rerun_reuses_every_file(first, sources_dir):

@@ -38,8 +38,8 @@ def user_run(sources_dir, tmp_path_factory):
     # give a black image).
     _glyph("RGBA", (64, 64), (0, 0, 0, 255), (0, 0, 0, 0)).save(root / "小篆" / "江" / "t.png")
     # Colour JPEG stored 60 x 30 (landscape) with EXIF orientation 6 (rotate 90° clockwise):
-    # it must come out portrait.
-    jpeg = Image.new("RGB", (60, 30), (200, 30, 30))
+    # it must come out portrait. Dark strokes on a red ground (one flat colour would be blank).
+    jpeg = _glyph("RGB", (60, 30), (0, 0, 0), (200, 30, 30))
     exif = Image.Exif()
     exif[0x0112] = 6
     jpeg.save(root / "金文" / "U+738B" / "j.jpg", quality=95, exif=exif)
@@ -48,6 +48,10 @@ def user_run(sources_dir, tmp_path_factory):
     _glyph("L", (32, 32), 0, 255).save(root / "甲骨" / "大" / "ok.bmp")
     _glyph("L", (32, 32), 0, 255).save(root / "甲骨" / "ab" / "x.png")
     _glyph("L", (32, 32), 0, 255).save(root / "行书" / "人" / "x.png")
+    # Blank images: all white; fully transparent (black ground, alpha 0: white once
+    # composited); a flat grey JPEG (lossy noise stays within the tolerance).
+    Image.new("L", (40, 40), 255).save(root / "甲骨" / "大" / "white.png")
+    Image.new("RGBA", (40, 40), (0, 0, 0, 0)).save(root / "oracle" / "人" / "clear.png")
 
     man_dir = tmp_path_factory.mktemp("manifest")
     gif = _glyph("P", (50, 50), 1, 0)
@@ -55,6 +59,7 @@ def user_run(sources_dir, tmp_path_factory):
     gif.info["transparency"] = 0
     gif.save(man_dir / "g.gif", transparency=0)
     _glyph("L", (30, 30), 0, 255).save(man_dir / "w.webp")
+    Image.new("RGB", (50, 50), (128, 128, 128)).save(man_dir / "grey.jpg", quality=70)
     (man_dir / "readme.txt").write_text("hello")
     manifest = man_dir / "extra.csv"
     manifest.write_text(
@@ -64,7 +69,8 @@ def user_run(sources_dir, tmp_path_factory):
         "readme.txt,王,金文,commons,CC0-1.0,\n"          # line 4: not an image
         "nowhere.png,王,金文,commons,CC0-1.0,\n"         # line 5: missing file
         "w.webp,U+738B,古文,commons,CC0-1.0,\n"          # line 6: 古文 -> 战国文字
-        "w.webp,王,金文,commons,CC0-1.0,calligraphy\n",  # line 7: unknown style
+        "w.webp,王,金文,commons,CC0-1.0,calligraphy\n"   # line 7: unknown style
+        "grey.jpg,王,金文,commons,CC0-1.0,\n",           # line 8: blank (flat grey)
         encoding="utf-8")
     out = tmp_path_factory.mktemp("out")
     skipped = SkipLog()
@@ -98,6 +104,13 @@ def test_bad_items_are_skipped_and_logged(user_run):
     assert counts["user-missing-file"] == 1
     assert counts["user-bad-character"] == 1        # folder 'ab'
     assert counts["user-bad-style"] == 1
+    assert counts["user-blank-image"] == 3          # white.png, clear.png, grey.jpg (manifest row 8)
+    style = next(s for s in skipped.items if s.field == "style")
+    assert style.item == f"{manifest}:7" and "'calligraphy'" in style.reason
+    assert all(v in style.reason for v in ("scan", "font-kai", "seal-style-font", "user"))
+    blank = {s.item: s.reason for s in skipped.items if "blank image" in s.reason}
+    assert any(k.endswith("white.png") for k in blank) and any(k.endswith("clear.png") for k in blank)
+    assert blank[f"{manifest}:8"].startswith("blank image grey.jpg")
     unknown = [s for s in skipped.items if s.field == "script"]
     assert any(s.item == f"{manifest}:3" and "'bronzeish'" in s.reason for s in unknown)
     assert any(s.item.endswith("行书") and "'行书'" in s.reason for s in unknown)
@@ -142,3 +155,27 @@ def test_missing_user_source_is_an_error(sources_dir, tmp_path):
     with pytest.raises(FileNotFoundError, match="does-not-exist"):
         collect_images([], sources_dir, tmp_path, user_sources=[tmp_path / "does-not-exist"],
                        skipped=SkipLog(), progress=False)
+
+
+def test_unknown_style_in_a_folder_skips_its_images(tmp_path):
+    """A folder's jiezi-source.json with an unknown style: every image is skipped and
+    recorded (as a manifest row with that style is), no fallback to 'user'."""
+    from builder.glyphs_user import USER_STYLES, scan_user_sources
+
+    root = tmp_path / "coll"
+    (root / "篆书" / "江").mkdir(parents=True)
+    for name in ("a.png", "b.png"):
+        _glyph("L", (32, 32), 0, 255).save(root / "篆书" / "江" / name)
+    (root / "jiezi-source.json").write_text(json.dumps({"source": "mine", "style": "calligraphy"}))
+    skipped = SkipLog()
+    assert scan_user_sources([root], skipped) == []
+    assert skipped.counts() == {"user-bad-style": 2}
+    for s in skipped.items:
+        assert s.field == "style" and s.item.endswith(".png") and "'calligraphy'" in s.reason
+        assert "jiezi-source.json" in s.reason and all(v in s.reason for v in USER_STYLES)
+    # a known style in another case is the same style
+    (root / "jiezi-source.json").write_text(json.dumps({"source": "mine", "style": "Scan"}))
+    skipped = SkipLog()
+    items = scan_user_sources([root], skipped)
+    assert [i.style for i in items] == ["scan", "scan"] and not skipped.items
+

@@ -266,3 +266,25 @@ def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, 
     assert res["scorer"]["settings"]["judge"]["model"] == "judge-model"
     with pytest.raises(ScoringSetupError, match="openai:MODEL@BASE_URL"):
         make_judge("gpt-4o")
+
+
+def test_a_run_with_no_answer_at_all_is_not_scored_and_a_partial_one_warns(hub, server, tmp_path):
+    import harness.run as run
+
+    server.fail = ("",)
+    out = tmp_path / "run"
+    with pytest.raises(run.RunError, match=r"all 3 questions failed, nothing to score"):
+        evaluate(_opts(hub, server, out, limit=3, concurrency=1, max_retries=0))
+    assert not (out / "results.json").exists()
+
+    server.fail = (ORIM_QUESTION,)
+    res = evaluate(_opts(hub, server, out, concurrency=1, max_retries=0))
+    n_orim = sum(1 for k in load_bench(hub["bench"], "all", "test")["kind"] if k == "ORIM")
+    assert res["run"]["errors"] == n_orim > 0 and res["run"]["answers_reused"] == 0
+    assert any(f"{n_orim} of " in w and "no answer" in w for w in res["warnings"])
+
+    server.fail = ()
+    res = evaluate(_opts(hub, server, out, limit=5, concurrency=1, max_retries=0))
+    assert any("--limit changed" in w for w in res["warnings"])
+    assert res["run"]["answers_reused"] == 5 - sum(1 for k in load_bench(hub["bench"], "all", "test")["kind"][:5]
+                                                   if k == "ORIM")

@@ -125,6 +125,35 @@ def test_unsafe_model_names_are_rejected(hub, board, name):
         _submit(hub, board, _file(hub["ids"]), name=name)
 
 
+@pytest.mark.parametrize("name", ["Qwen3.5-9B + JieZi-Dataset", "qwen3.5-9b + jiezi-dataset"])
+def test_a_paper_row_name_is_reserved(hub, board, name):
+    with pytest.raises(lb.SubmissionError, match="reported in the paper"):
+        _submit(hub, board, _file(hub["ids"]), name=name)
+
+
+def test_unanswered_predictions_are_counted_and_shown(hub, board):
+    ids = list(hub["ids"])
+    lines = []
+    for n, i in enumerate(ids):
+        failed = n % 2 == 0
+        lines.append(json.dumps({"id": i, "output": None if failed else "江", "parsed": None, "latency_s": 0.1,
+                                 "error": "APIConnectionError: Connection error." if failed else None}))
+    data = ("\n".join(lines) + "\n").encode()
+    path = board.parent / "half.jsonl"
+    path.write_bytes(data)
+    res = CliRunner().invoke(app, ["leaderboard", "submit", str(path), "--model-name", "half", "--board", str(board),
+                                   "--bench", str(hub["bench"])])
+    assert res.exit_code == 0, res.output
+    n_failed = (len(ids) + 1) // 2
+    assert f"{n_failed} of {len(ids)} predictions have no output" in res.output
+    shown = CliRunner().invoke(app, ["leaderboard", "show", "--board", str(board)])
+    assert "unanswered" in shown.output and "ranked by how many" in shown.output  # (the note column wraps)
+    row = next(r for r in lb.submitted_rows(board) if r.model_name == "half")
+    assert row.details["empty_or_failed"] == n_failed
+    empty = CliRunner().invoke(app, ["leaderboard", "show", "--board", str(board.parent / "nowhere")])
+    assert empty.exit_code == 0 and "no submissions under" in empty.output
+
+
 def test_bad_metadata_is_rejected(hub, board, tmp_path):
     with pytest.raises(lb.SubmissionError, match="metadata field 'evil'"):
         _submit(hub, board, _file(hub["ids"]), meta={"evil": "x"})

@@ -8,6 +8,7 @@ the 8 ACCE averages, which also exercises the "fewer layers" path).
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import torch
 
 from metrics.acce.bertscore import BertScoreStage
 from metrics.acce.components import f1_from_counts
-from metrics.acce.core import score
+from metrics.acce.core import ScorerSettings, score
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +90,91 @@ def test_unloadable_model_is_not_computed_with_reason(tmp_path):
     assert r["ORIM"] is None and r["L3"] is None
     assert "no-such-bert" in r["not_computed"]["ORIM"] and "could not be loaded" in r["not_computed"]["ORIM"]
     assert r["settings"]["bertscore"]["unavailable"]
+
+
+def test_offline_alias_resolves_in_the_metric_and_says_plumbing_only(minilm, stage):
+    # the alias the harness CLI accepts works in ScorerSettings too, without the Hub
+    r = score(["不知道", "不知道"], [{"original_meaning": "江河"}, {"original_meaning": "树木"}], ["ORIM", "ORIM"],
+              settings=ScorerSettings(bertscore_model="offline-minilm", progress=False))
+    assert "ORIM" not in r["not_computed"]
+    assert r["ORIM"] == pytest.approx(100 * sum(stage.score_pairs(["不知道"] * 2, ["江河", "树木"], progress=False)) / 2,
+                                      abs=1e-4)
+    bert = r["settings"]["bertscore"]
+    assert bert["model"] == minilm and bert["requested"] == "offline-minilm" and bert["comparable_to_paper"] is False
+    assert "[UNK]" in bert["note"] and "plumbing only" in bert["note"]
+    assert bert["unk_rate"] > 0.1  # measured on the scored texts
+    assert r["settings"]["scorer"]["bertscore_model"] == "offline-minilm"
+    warning = [w for w in r["warnings"] if w.startswith("ORIM/COMI")]
+    assert len(warning) == 1 and "do not measure answer quality" in warning[0] and "[UNK]" in warning[0]
+
+
+def test_any_model_that_reads_chinese_as_unk_is_flagged(minilm):
+    r = score(["象水流之形"], [{"original_meaning": "水流"}], ["ORIM"], settings={"bertscore_model": minilm,
+                                                                               "progress": False})
+    assert r["settings"]["bertscore"]["unk_rate"] > 0.1
+    assert any("[UNK]" in w and "plumbing only" in w for w in r["warnings"])
+    clean = score(["a river"], [{"original_meaning": "the river"}], ["ORIM"], settings={"bertscore_model": minilm,
+                                                                                      "progress": False})
+    assert clean["settings"]["bertscore"]["unk_rate"] == 0.0 and not clean["warnings"]
+
+
+def test_harness_uses_the_metric_alias_table(minilm):
+    from harness.scoring import OFFLINE_BERTSCORE_MODELS, resolve_bertscore_model, scorer_settings
+    from metrics.acce.bertscore import OFFLINE_MODELS
+
+    assert OFFLINE_BERTSCORE_MODELS is OFFLINE_MODELS  # one definition
+    path, record = resolve_bertscore_model("offline-minilm")
+    assert path == minilm and record["comparable_to_paper"] is False and "plumbing only" in record["note"]
+    settings, _ = scorer_settings("offline-minilm", progress=False)
+    assert settings.bertscore_model == "offline-minilm"
+
+
+def _not_cached(monkeypatch, tmp_path):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub-cache"))
+    return constants
+
+
+def test_hub_model_not_cached_in_offline_mode_fails_at_once(monkeypatch, tmp_path):
+    constants = _not_cached(monkeypatch, tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    start = time.monotonic()
+    r = score(["长江"], [{"original_meaning": "长江"}], ["ORIM"], settings={"progress": False})
+    assert time.monotonic() - start < 5
+    reason = r["not_computed"]["ORIM"]
+    assert "'bert-base-chinese'" in reason and "not in the local Hugging Face cache" in reason
+    assert "HF_HUB_OFFLINE" in reason and "offline-minilm" in reason
+
+
+def test_hub_model_not_cached_and_hub_unreachable_fails_at_once(monkeypatch, tmp_path):
+    # Online mode, but the Hub endpoint refuses connections (a closed local port: no network
+    # is touched). The Hub client would retry with backoff for about 30 s; one failed
+    # metadata request must be enough.
+    constants = _not_cached(monkeypatch, tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", "http://127.0.0.1:9/{repo_id}/resolve/{revision}/{filename}")
+    start = time.monotonic()
+    r = score(["长江"], [{"original_meaning": "长江"}], ["ORIM"], settings={"progress": False})
+    assert time.monotonic() - start < 5
+    reason = r["not_computed"]["ORIM"]
+    assert "not in the local Hugging Face cache" in reason and "the Hub did not serve it" in reason
+
+
+def test_hub_model_in_the_cache_loads_from_it_without_the_hub(monkeypatch, tmp_path, minilm):
+    # A Hub name found in the local cache is loaded from the cached snapshot, offline or not.
+    import shutil
+
+    constants = _not_cached(monkeypatch, tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", "http://127.0.0.1:9/{repo_id}/resolve/{revision}/{filename}")
+    repo = Path(constants.HF_HUB_CACHE) / "models--someone--tiny-bert"
+    shutil.copytree(minilm, repo / "snapshots" / "0123abc")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0123abc")
+    stage = BertScoreStage("someone/tiny-bert", layers=8)
+    start = time.monotonic()
+    values = stage.score_pairs(["a river"], ["the river"], progress=False)
+    assert time.monotonic() - start < 10 and 0.5 < values[0] <= 1.0
+    assert stage.describe()["model"] == "someone/tiny-bert"

@@ -115,6 +115,29 @@ def test_plain_text_layouts():
     assert [(c.name, set(c.functions)) for c in both] == [("言", {"表意"}), ("成", {"表意", "表音"})]
 
 
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("水：保留；工：保留", [("水", set(), "保留"), ("工", set(), "保留")]),          # full-width colon, semicolons
+    ("水:讹变;工:简化", [("水", set(), "讹变"), ("工", set(), "简化")]),
+    ("水：保留\n工：繁化", [("水", set(), "保留"), ("工", set(), "繁化")]),           # one per line
+    ("水：保留，工：区别", [("水", set(), "保留"), ("工", set(), "区别")]),           # commas between pairs
+    ("氵：表意，保留；工：表音，保留", [("氵", {"表意"}, "保留"), ("工", {"表音"}, "保留")]),
+    ("氵：表意，简化", [("氵", {"表意"}, "简化")]),                                   # one pair, its attributes
+    ("形旁：水；声旁：工", [("水", {"表意"}, None), ("工", {"表音"}, None)]),          # label heads are not names
+])
+def test_name_colon_attribute_pairs(answer, expected):
+    comps = parse_components(answer)
+    assert [(c.name, set(c.functions), c.evolution_type) for c in comps] == expected
+
+
+def test_name_colon_pairs_score_come():
+    from metrics.acce.core import score
+
+    gold = {"components": [{"name": "氵", "functions": ["表意"], "interpretation": "水", "evolution_type": "保留"},
+                           {"name": "工", "functions": ["表音"], "interpretation": "声", "evolution_type": "保留"}]}
+    r = score(["水：保留；工：保留"], [gold], ["COME"], settings={"bertscore": False, "progress": False})
+    assert r["COME"] == 100.0 and r["counts"]["COME"]["unparseable"] == 0
+
+
 @pytest.mark.parametrize("answer", ["", "   \n\t", "我不知道。", "无法判断"])
 def test_unparseable_component_answers(answer):
     assert parse_components(answer) is None

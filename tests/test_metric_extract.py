@@ -67,7 +67,7 @@ def test_extract_script(text, label):
 @pytest.mark.parametrize(("text", "label"), [
     ("⿰", "⿰"), ("左右结构", "⿰"), ("左右結構", "⿰"), ("left-right", "⿰"), ("⿰氵工", "⿰"),
     ("⿱从⿰口口", "⿱"), ("结构：⿱（上下结构）", "⿱"), ("The character has a top-bottom structure.", "⿱"),
-    ("独体字", "独体"), ("不是左右结构，而是上下结构", "⿱"), ("左上包围结构", "⿸"), ("半包围结构", "半包围"),
+    ("独体字", "独体"), ("不是左右结构，而是上下结构", "⿱"), ("左上包围结构", "⿸"), ("全包围结构", "⿴"),
     ("⿼", "⿼"), ("", None), ("不是左右结构", None),
 ])
 def test_extract_structure(text, label):
@@ -127,3 +127,45 @@ def test_every_canonical_label_extracts_to_itself():
         assert extract_structure(label) == label
     for label in FORMATIONS:
         assert extract_formation(label) == (frozenset({label}), False)
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # a family name that fits several IDCs: unparseable, never a non-label string
+    ("半包围", None), ("半包围结构", None), ("包围结构", None), ("三面包围", None), ("semi-enclosed", None),
+    # ... unless the answer goes on to name the IDC; 全包围 / 四面包围 are ⿴
+    ("半包围结构中的左上包围", "⿸"), ("全包围", "⿴"), ("四面包围结构", "⿴"), ("上三包围结构", "⿵"),
+])
+def test_structure_families_give_no_label(text, label):
+    assert extract_structure(text) == label
+    assert extract_structure(text) in (None, *STRUCTURES, *"⿼⿽⿾⿿㇯")
+
+
+@pytest.mark.parametrize(("text", "labels"), [
+    ("该字是形声字吗？不，它是会意字。", {"会意"}),        # an echoed question, denied: the answer's claim wins
+    ("Is it a pictograph? No, it is an ideogrammic compound.", {"会意"}),
+    ("是形声字吗？我认为是会意字。", {"会意"}),              # an asked question gives way to the assertion
+    ("是形声字吗？是的。", {"形声"}),                        # confirmed: the only label there is
+])
+def test_formation_echoed_question(text, labels):
+    assert extract_formation(text)[0] == frozenset(labels)
+
+
+def test_label_echoed_in_a_denied_question_elsewhere():
+    assert extract_script("这是金文吗？不是，这是甲骨文。") == "甲骨文"
+    assert extract_structure("是左右结构吗？不，是上下结构。") == "⿱"
+    assert extract_script("这是金文吗？不是。") is None
+    assert extract_evolution("是讹变吗？不，保留了原形。") == "保留"
+
+
+@pytest.mark.parametrize(("text", "labels", "yisheng"), [
+    # the first formation statement only (metric card): a later change is not the formation
+    ("本字为象形，后来变为形声", {"象形"}, False),
+    ("This character is a pictograph, later reused as a phonetic loan.", {"象形"}, False),
+    ("象形字。后来假借为代词。", {"象形"}, False),
+    ("这是会意字，也有人认为是形声字", {"会意"}, False),
+    # one statement may name a set, or qualify its formation with 亦声 / 兼
+    ("象形、会意", {"象形", "会意"}, False), ("会意，工亦声", {"会意", "形声"}, True),
+    ("属会意，兼形声", {"会意", "形声"}, True), ("既是会意字，又是形声字", {"会意", "形声"}, True),
+])
+def test_formation_first_statement(text, labels, yisheng):
+    assert extract_formation(text) == (frozenset(labels), yisheng)

@@ -237,3 +237,30 @@ def test_metrics_of_and_settings():
     assert ScorerSettings().bertscore_model == "bert-base-chinese"
     with pytest.raises(ValueError):
         ScorerSettings(bertscore_layers=0)
+
+
+def test_splits_accepts_one_name_as_a_string_per_item():
+    # A plain string per item is one split, not one split per letter.
+    preds, refs = ["江", "河"], [{"character": "江"}, {"character": "江"}]
+    r = score(preds, refs, ["CHAR", "CHAR"], splits=["unseen_characters", None], settings=EXACT)
+    assert set(r["breakdown"]["split"]) == {"all", "unseen_characters"}
+    unseen = r["breakdown"]["split"]["unseen_characters"]
+    assert unseen["n_items"] == 1 and unseen["CHAR"] == 100.0
+    twice = score(preds, refs, ["CHAR", "CHAR"], splits=[["unseen_glyphs", "unseen_glyphs"], ["test"]], settings=EXACT)
+    assert twice["breakdown"]["split"]["unseen_glyphs"]["n_items"] == 1  # a repeated name counts once
+    assert twice["breakdown"]["split"]["test"]["n_items"] == 1
+
+
+@pytest.mark.parametrize(("splits", "message"), [
+    ([["foo"]], r"splits\[0\] has unknown split 'foo'"),
+    ([[], ["unseen_character"]], r"splits\[1\] has unknown split 'unseen_character'"),
+    ([["unseen_glyphs"], "unseen-glyphs"], r"splits\[1\] has unknown split 'unseen-glyphs'"),
+    ([[], 3], r"splits\[1\] is int 3"),
+])
+def test_splits_rejects_unknown_names_naming_the_item(splits, message):
+    n = len(splits)
+    with pytest.raises(ValueError, match=message) as err:
+        score(["江"] * n, [{"character": "江"}] * n, ["CHAR"] * n, splits=splits, settings=EXACT)
+    assert "['test', 'unseen_characters', 'unseen_glyphs']" in str(err.value)  # the allowed names
+    with pytest.raises(ValueError, match="one entry per item"):
+        score(["江"], [{"character": "江"}], ["CHAR"], splits="unseen_glyphs", settings=EXACT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+from pathlib import Path
 
 import pytest
 from datasets import load_dataset
@@ -144,3 +145,77 @@ def test_push_refuses_an_unfinished_folder(tmp_path):
     (tmp_path / "half" / "README.md").write_text("---\n---\n")
     with pytest.raises(PublishError, match="not a finished `jiezi publish` folder"):
         push(tmp_path / "half", "someone/jiezi-bench")
+
+
+def test_size_category_uses_the_hub_bins():
+    import datasets
+
+    from builder.publish import size_category
+
+    hub_bins = json.loads((Path(datasets.__file__).parent / "utils" / "resources" / "size_categories.json")
+                          .read_text("utf-8"))
+    cases = {0: "n<1K", 999: "n<1K", 1_000: "1K<n<10K", 7_996: "1K<n<10K", 10_000: "10K<n<100K",
+             505_867: "100K<n<1M", 20_000_000: "10M<n<100M", 5 * 10 ** 12: "n>1T"}
+    for n, label in cases.items():
+        assert size_category(n) == label and label in hub_bins
+
+
+@pytest.mark.parametrize("name", ["bench", "dataset"])
+def test_card_size_category_counts_each_row_once(built, name, tmp_path, monkeypatch):
+    """The bench's unseen splits are subsets of `test` and every config a subset of `all`:
+    the size is the row count of the largest split, not a sum over splits."""
+    import builder.publish as publish
+
+    out, _ = built
+    seen = []
+    real = publish.size_category
+    monkeypatch.setattr(publish, "size_category", lambda n: seen.append(n) or real(n))
+    folder = write_hub_folder(out, name, tmp_path / name, progress=False)
+    split = "test" if name == "bench" else "train"
+    config = "all" if name == "bench" else max(CONFIGS["jiezi-dataset"],
+                                               key=lambda c: len(load_dataset(str(folder), c, split="train")))
+    rows = len(load_dataset(str(folder), config, split=split, cache_dir=str(tmp_path / "hf")))
+    assert seen == [rows]
+    assert DatasetCard.load(folder / "README.md").data.to_dict()["size_categories"] == [real(rows)]
+
+
+def test_bench_card_states_the_label_skew_from_the_data(built):
+    from collections import Counter
+
+    out, _ = built
+    text = DatasetCard.load(out / "jiezi-bench" / "README.md").text
+    counts = {k: Counter() for k in ("SCRC", "STRC", "FORC", "COME")}
+    for line in (out / "qa" / "bench.jsonl").read_text("utf-8").splitlines():
+        r = json.loads(line)
+        st = r["answer_struct"]
+        if r["subtask"] == "SCRC":
+            counts["SCRC"]["楷书" if st["script"] == "简体" else st["script"]] += 1
+        elif r["subtask"] == "STRC":
+            counts["STRC"][st["structure"]] += 1
+        elif r["subtask"] == "FORC":
+            counts["FORC"]["+".join(st["formation"])] += 1
+        elif r["kind"] == "COMP_FULL":
+            counts["COME"].update(c["evolution_type"] for c in st["components"] if c.get("evolution_type"))
+    units = {"SCRC": "questions", "STRC": "references", "FORC": "references", "COME": "component labels"}
+    for subtask, c in counts.items():
+        label, k = c.most_common(1)[0]
+        assert f"{100 * k / sum(c.values()):.1f}% of the {subtask} {units[subtask]} are {label}" in text
+    assert "majority label" in text and "retrieval baseline" in text and "not comparable" in text
+
+
+def test_jiezi_build_warns_about_a_small_bench_and_counts_skips(sources_dir, tmp_path):
+    recs = tmp_path / "recs"
+    write_records(sources_dir, recs)
+    # what the records stage reports about bad user glyphs (the fixture records have none)
+    (recs / "report.json").write_text(json.dumps({"skipped": {"user-bad-style": 2, "user-blank-image": 1}}))
+    res = CliRunner().invoke(app, ["build", "--output", str(tmp_path / "out"), "--records", str(recs)])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
+    n = report["bench"]["images"]
+    assert n < 1024
+    assert any(f"JieZi-Bench has {n} images, fewer than the 1024 requested" in w for w in report["warnings"])
+    assert f"warning: JieZi-Bench has {n} images, fewer than the 1024 requested" in res.output
+    assert "records skipped: user-bad-style 2, user-blank-image 1" in res.output
+    assert report["records"]["skipped"] == {"user-bad-style": 2, "user-blank-image": 1}
+    card = (tmp_path / "out" / "jiezi-bench" / "README.md").read_text("utf-8")
+    assert "**Warning:** JieZi-Bench has" in card and "(1,024 images requested)" in card

@@ -123,7 +123,7 @@ def test_bench_character_gets_no_shuowen_text_in_the_dataset(records, index):
     free = facts_for(rec, DATASET, index, reserved=False)
     reserved = facts_for(rec, DATASET, index, reserved=True)
     assert free.orim[3] == "shuowen" and "水。出蜀" in free.orim[0]
-    assert reserved.orim[3] == "english-gloss" and "large river" in reserved.orim[0]
+    assert reserved.orim is None and reserved.missing["ORIM"] == "no-original-meaning"  # never an English stand-in
     for q in dataset_qa(reserved, rec.images[0], seed=0):
         assert all(p["source"] not in ("shuowen", "duan") for p in q.provenance), q.kind
 
@@ -184,4 +184,4 @@ def test_self_gloss_is_no_original_meaning(records, index):
     rec.original_meaning = rec.original_meaning.model_copy(update={"value": "日也"})
     assert facts_for(rec, BENCH, index).missing["ORIM"] == "self-gloss:original_meaning"
     data = facts_for(rec, DATASET, index)
-    assert data.orim[3] == "english-gloss" and "ORIM" not in data.missing
+    assert data.orim is None and data.missing["ORIM"] == "self-gloss:original_meaning"

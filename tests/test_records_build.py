@@ -160,10 +160,11 @@ def test_bad_inputs_are_skipped_recorded_and_counted(sources_dir, tmp_path):
     # user glyphs: one good scan, one file that is not an image, one manifest row with an unknown script
     user = tmp_path / "user" / "my-corpus"
     (user / "金文" / "江").mkdir(parents=True)
-    Image.new("L", (40, 40), 200).save(user / "金文" / "江" / "a.png")
+    _stroke(Image.new("L", (40, 40), 200)).save(user / "金文" / "江" / "a.png")
     (user / "金文" / "江" / "b.png").write_text("this is not a PNG")
+    Image.new("L", (40, 40), 255).save(user / "金文" / "江" / "blank.png")  # one colour: no glyph
     manifest = tmp_path / "user" / "manifest.csv"
-    Image.new("L", (40, 40), 100).save(tmp_path / "user" / "c.png")
+    _stroke(Image.new("L", (40, 40), 100)).save(tmp_path / "user" / "c.png")
     manifest.write_text("path,character,script\nc.png,江,甲骨文\nc.png,江,blackletter\n", encoding="utf-8")
     out = tmp_path / "out"
     report = build(BuildOptions(output=out, sources=cache, characters=CHARS + "龹", fonts=[FONT], progress=False,
@@ -171,6 +172,7 @@ def test_bad_inputs_are_skipped_recorded_and_counted(sources_dir, tmp_path):
     counts = report.skipped
     assert counts["truncated-jsonl"] == 1 and counts["shuowen-missing-field"] == 1
     assert counts["glyph-not-an-image"] == 1 and counts["user-unknown-script"] == 1
+    assert counts["user-blank-image"] == 1
     assert counts["font-missing-glyph"] >= 1  # TW-Kai has no 龹
     skipped = [json.loads(l) for l in (out / "skipped.jsonl").read_text(encoding="utf-8").splitlines()]
     assert any(s["kind"] == "shuowen-missing-field" and s["field"] == "explanation" and s["item"] == "data/2607.json"
@@ -182,6 +184,13 @@ def test_bad_inputs_are_skipped_recorded_and_counted(sources_dir, tmp_path):
     assert recs["明_楷书"].formation and "makemeahanzi" not in recs["明_楷书"].formation.agree
     assert len(recs["江_金文"].images) == 1 and recs["江_金文"].images[0].source == "user:my-corpus"
     assert recs["江_甲骨文"].images and "金文" in report.scripts_covered
+
+
+def _stroke(img):
+    from PIL import ImageDraw
+
+    ImageDraw.Draw(img).line([(5, 5), (20, 35), (35, 5)], fill=0, width=3)
+    return img
 
 
 def test_missing_source_stops_early_with_the_fetch_command(sources_dir, tmp_path):

@@ -33,6 +33,8 @@ def sw_entry(sources_dir: Path, entry_id: int):
     ("喪", "亡也。从哭从亾。會意。亾亦聲。", {"哭": ["表意"], "亾": ["表意", "表音"]}, "形声", "亡"),
     ("至", "鳥飛从高下至地也。从一，一猶地也。象形。", {"一": ["表意"]}, "象形", "鳥飛从高下至地"),
     ("樅", "松葉柏身。从木從聲。", {"木": ["表意"], "從": ["表音"]}, "形声", "松葉柏身"),
+    # a gloss of two clauses stays whole: cutting only the last 也 would leave "怒也。武"
+    ("馬", "怒也。武也。象馬頭髦尾四足之形。", {}, "象形", "怒也。武也"),
 ])
 def test_shuowen_rules(head, text, components, formation, gloss):
     a = analyse(text, head)

@@ -18,7 +18,7 @@ from .components import parse_components
 from .core import METRIC_VERSION, coerce_settings, parse_answer, score
 from .extract import extract_script
 from .judge import PROMPT_VERSION, OpenAIJudge, TransformersJudge
-from .labels import METRICS
+from .labels import METRICS, SPLIT_FLAG_COLUMNS, SPLITS
 from .normalize import normalize_text
 
 _CITATION = """\
@@ -51,8 +51,10 @@ Args:
         scored on (the bench's `metrics` column, e.g. ["COMR", "COMF", "COMI", "COME"]).
     ids (list of str, optional): item ids, used in `skipped` and `items`.
     scripts (list of str, optional): script label per item -> breakdown by script.
-    splits (list of list of str, optional): split flags per item
-        (e.g. ["unseen_characters"]) -> breakdown by split (Table 3 of the paper).
+    splits (list of list of str, optional): split names per item, from "test",
+        "unseen_characters", "unseen_glyphs" (e.g. ["unseen_characters"]; one name may be
+        given as a plain string) -> breakdown by split (Table 3 of the paper). An unknown
+        name raises ValueError naming the item.
     settings (dict or ScorerSettings, optional): bertscore_model, bertscore_layers,
         batch_size, device, bertscore (False: skip ORIM/COMI), reference_defaults, progress.
     bertscore_model, bertscore_layers, batch_size, device (optional): shortcuts for settings.
@@ -182,4 +184,5 @@ class Acce(evaluate.Metric):
 
 
 __all__ = ["Acce", "aggregate", "METRICS", "METRIC_VERSION", "PROMPT_VERSION", "DEFAULT_MODEL", "ALIAS_TO_CANONICAL",
-           "parse_answer", "parse_components", "extract_script", "normalize_text", "score"]
+           "SPLITS", "SPLIT_FLAG_COLUMNS", "parse_answer", "parse_components", "extract_script", "normalize_text",
+           "score"]

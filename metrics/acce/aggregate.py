@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from .components import SIMILARITY_THRESHOLD
 from .labels import LEVELS, METRIC_LEVEL, METRICS
 
-METRIC_VERSION = "1.0.0"  # of the scoring definitions; recorded in every result
+METRIC_VERSION = "1.1.0"  # of the scoring definitions; recorded in every result
 
 @dataclass
 class Cell:

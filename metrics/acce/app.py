@@ -118,9 +118,9 @@ def read_jsonl(path: str) -> list[dict]:
             if subs is None or "prediction" not in rec:
                 raise gr.Error(f"line {n}: needs 'prediction' and 'metrics' (or 'subtask')")
             splits = rec.get("splits")
-            if splits is None and ("unseen_character" in rec or "unseen_glyph" in rec):
-                splits = [flag for flag, key in (("unseen_characters", "unseen_character"),
-                                                 ("unseen_glyphs", "unseen_glyph")) if rec.get(key)]
+            columns = _module().SPLIT_FLAG_COLUMNS  # split name -> bench flag column (labels.py)
+            if splits is None and any(key in rec for key in columns.values()):
+                splits = [flag for flag, key in columns.items() if rec.get(key)]
             rows.append({
                 "id": rec.get("id", str(n)),
                 "prediction": rec["prediction"],

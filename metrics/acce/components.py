@@ -20,8 +20,9 @@ reference code holds components in a mapping keyed by name.
 Accepted answer layouts, tried in this order: JSON (bare, inside ```json fences, or the first
 JSON object/array in the text; list of objects, ``{"components": [...]}``, or name ->
 attributes); the official JieZi layout ``1. 构件X：功能=表意；演变类型=保留；解释=...``;
-markdown tables; markdown / numbered lists; plain prose (``从水，工声``, ``形旁为氵，声旁为工``,
-``由A和B组成``, "semantic component 氵").
+markdown tables; markdown / numbered lists; ``name：attributes`` pairs on one line or one per
+line (``水：保留；工：保留``, ``氵：表意，保留``); plain prose (``从水，工声``,
+``形旁为氵，声旁为工``, ``由A和B组成``, "semantic component 氵").
 """
 
 from __future__ import annotations
@@ -410,6 +411,44 @@ def _parse_list(text: str) -> list[Component]:
     return out
 
 
+# "水：保留；工：保留" / "氵: 表意, 保留" (NFKC has made the colons and semicolons ASCII):
+# short name, colon, its attributes; pairs separated by semicolons, newlines or commas.
+_PAIR = re.compile(rf"^\s*[「\"'《]?\s*(?P<name>{COMPONENT_CHARS}{{1,4}}(?:\([左右]\))?)\s*[」\"'》]?\s*[:=]\s*(?P<desc>\S.*)$")
+# Heads that are labels of the answer, not component names ("形旁：水", "本义：…").
+_NOT_A_PAIR_NAME = re.compile(r"^(?:构件|部件|组件|偏旁|部首|形旁|声旁|形符|声符|意符|义符|音符|功能|作用|演变|演变类型|类型|"
+                              r"解释|说明|释义|本义|分析|结构|造字法|六书|字形|书体|答案|结论|字头|注|备注)$")
+
+
+def _parse_pairs(text: str) -> list[Component]:
+    """Components written as ``name：attributes`` pairs (``水：保留；工：保留``).
+
+    Every non-empty piece must be such a pair and at least one must state a function or an
+    evolution type: a lone ``分析：…`` line is prose, not a component list. Pieces are split
+    on semicolons and newlines; when that leaves a single piece, on commas first
+    (``水:保留,工:保留``), then that piece is read as one pair (``氵:表意,保留``).
+    """
+    def split(pattern: str) -> list[str]:
+        return [p.strip(" .。") for p in re.split(pattern, text) if p.strip(" .。")]
+
+    tries = [split(r"[;\n]")]
+    if len(tries[0]) == 1:  # "水:保留,工:保留" first; then "氵:表意,保留" as one pair
+        tries.insert(0, split(r"[;\n,、]"))
+    for pieces in tries:
+        out, attributed = [], False
+        for piece in pieces:
+            m = _PAIR.match(piece)
+            name = clean_name(m.group("name")) if m else None
+            if name is None or _NOT_A_PAIR_NAME.match(name):
+                out = []
+                break
+            comp = _describe(name, m.group("desc"))
+            attributed = attributed or bool(comp.functions) or comp.evolution_type is not None
+            out.append(comp)
+        if out and attributed:
+            return out
+    return []
+
+
 _ONE = COMPONENT_CHARS
 _PROSE_PATTERNS = (
     # Shuowen style: 从X / 从X省 (semantic), X声 / X省声 (phonetic), X亦声 (both)
@@ -491,7 +530,8 @@ def parse_components(text: str | None) -> list[Component] | None:
     comps = _parse_json(raw)
     if not comps:
         norm = normalize_text(raw)
-        comps = _parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm) or _parse_prose(norm)
+        comps = (_parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm)
+                 or _parse_pairs(norm) or _parse_prose(norm))
     return dedupe(comps) or None
 
 

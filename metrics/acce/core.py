@@ -40,7 +40,7 @@ from .components import (
 )
 from .extract import extract_character, extract_formation, extract_script, extract_structure
 from .judge import SCALE, Judge, JudgeRequest, judge_from_env
-from .labels import COMPONENT_SUBTASKS, FORMATIONS, METRICS, SCRIPT_SCORING_ALIAS, SUBTASKS
+from .labels import COMPONENT_SUBTASKS, FORMATIONS, METRICS, SCRIPT_SCORING_ALIAS, SPLITS, SUBTASKS
 from .normalize import normalize_char, normalize_text
 
 
@@ -48,7 +48,9 @@ class ScorerSettings(BaseModel):
     """Scorer settings recorded with every result (scores from different settings differ).
 
     - ``bertscore_model``: Hub name or local folder of the BERT used for ORIM/COMI
-      (default ``bert-base-chinese``, ACCE.md section 2);
+      (default ``bert-base-chinese``, ACCE.md section 2), or ``offline-minilm``: the English
+      MiniLM shipped on PyPI (``bertscore.OFFLINE_MODELS``), which checks the plumbing
+      offline but does not measure answer quality (results say so in ``warnings``);
     - ``bertscore_layers``: hidden states averaged (8 = embeddings + layers 1..7);
     - ``batch_size``: BERTScore batch size; ``device``: torch device or None (auto);
     - ``bertscore``: False skips ORIM/COMI (reported as not computed);
@@ -114,6 +116,42 @@ def metrics_of(subtask: object) -> list[str]:
         for metric in _CODE_METRICS[key]:
             if metric not in out:
                 out.append(metric)
+    return out
+
+
+def split_flags(splits: list | None, n: int) -> list[list[str]] | None:
+    """The per-item ``splits`` argument as lists of known split names (``labels.SPLITS``).
+
+    Each entry is a list of names, a single name as a string (``"unseen_characters"`` ->
+    ``["unseen_characters"]``: iterating the string would give one-letter splits), or
+    None / empty (the item is only in ``"all"``). A name repeated in one entry counts once.
+    Raises ``ValueError`` naming the item index, the value and the allowed names when an
+    entry is neither, or names a split the bench does not have: a typo would otherwise
+    become a breakdown group of its own and the real split would look smaller.
+    """
+    if splits is None:
+        return None
+    if isinstance(splits, str):
+        raise ValueError(f"splits must be a list with one entry per item, not the string {splits!r}")
+    if len(splits) != n:
+        raise ValueError(f"splits has {len(splits)} entries but predictions has {n}")
+    out: list[list[str]] = []
+    for i, entry in enumerate(splits):
+        if entry is None:
+            entry = []
+        elif isinstance(entry, str):
+            entry = [entry]
+        elif not isinstance(entry, (list, tuple)):
+            raise ValueError(f"splits[{i}] is {type(entry).__name__} {entry!r}: expected a list of split names "
+                             f"from {list(SPLITS)} (or one name as a string)")
+        names: list[str] = []
+        for name in entry:
+            key = name.strip() if isinstance(name, str) else name
+            if key not in SPLITS:
+                raise ValueError(f"splits[{i}] has unknown split {name!r}: expected names from {list(SPLITS)}")
+            if key not in names:
+                names.append(key)
+        out.append(names)
     return out
 
 
@@ -280,8 +318,10 @@ def score(predictions: list[str], references: list, subtasks: list, *, ids: list
             ``["COMR", "COMF", "COMI", "COME"]`` for the shared component question).
         ids: optional item ids (used in ``skipped`` and ``items``).
         scripts: optional script label per item -> ``breakdown["script"]``.
-        splits: optional list of split flags per item (e.g. ``["unseen_characters"]``) ->
-            ``breakdown["split"]`` (plus ``"all"``) and ``breakdown["script_split"]``.
+        splits: optional split names per item, from ``labels.SPLITS`` (``test``,
+            ``unseen_characters``, ``unseen_glyphs``): a list (``["unseen_characters"]``),
+            one name as a string, or None / ``[]`` -> ``breakdown["split"]`` (plus
+            ``"all"``) and ``breakdown["script_split"]``.
         settings: ``ScorerSettings`` (or a dict of its fields).
         judge: a ``judge.Judge`` for EVOI; None uses ``$JIEZI_JUDGE_BASE_URL`` /
             ``$JIEZI_JUDGE_MODEL`` when set; False disables the judge.
@@ -296,15 +336,19 @@ def score(predictions: list[str], references: list, subtasks: list, *, ids: list
         ``settings`` (and ``items`` with ``details``).
 
     Raises:
-        ValueError: when the per-item lists differ in length. A bad single item (unknown
-        subtask code, unreadable reference) is skipped and listed under ``skipped``.
+        ValueError: when the per-item lists differ in length, or a ``splits`` entry names
+            an unknown split (the message names the item index and the allowed names). A
+            bad single item (unknown subtask code, unreadable reference) is skipped and
+            listed under ``skipped``.
     """
     cfg = coerce_settings(settings)
     n = len(predictions)
     for name, values in (("references", references), ("subtasks", subtasks), ("ids", ids),
-                         ("scripts", scripts), ("splits", splits)):
+                         ("scripts", scripts)):
         if values is not None and len(values) != n:
             raise ValueError(f"{name} has {len(values)} entries but predictions has {n}")
+    # Checked before any scoring: a caller's mistake must not cost a BERTScore or judge run.
+    splits = split_flags(splits, n)
     id_of = (lambda i: str(ids[i])) if ids is not None else (lambda i: str(i))
     skipped: list[dict] = []
     items: list[Item] = []
@@ -332,7 +376,7 @@ def score(predictions: list[str], references: list, subtasks: list, *, ids: list
     for item in items:
         _score_components(item, cfg, queue)
         _prepare_orim(item, queue)
-    bert_info = _run_bertscore(items, cfg, queue, not_computed)
+    bert_info = _run_bertscore(items, cfg, queue, not_computed, warnings)
     judge_info = _score_evoi(items, cfg, judge, not_computed)
     return aggregate(items, n, skipped, not_computed, warnings, cfg, bert_info, judge_info,
                       scripts, splits, id_of, details)
@@ -418,8 +462,9 @@ def _prepare_orim(item: Item, queue: _BertQueue) -> None:
 
 
 def _run_bertscore(items: list[Item], cfg: ScorerSettings, queue: _BertQueue,
-                   not_computed: dict[str, str]) -> dict | None:
-    """One batched BERTScore call for every queued pair; fills ORIM and COMI cells."""
+                   not_computed: dict[str, str], warnings: list[str]) -> dict | None:
+    """One batched BERTScore call for every queued pair; fills ORIM and COMI cells, and adds
+    to ``warnings`` what the values mean when the model cannot judge Chinese text."""
     if not any(m in ("ORIM", "COMI") for item in items for m in item.metrics):
         return None
     stage = BertScoreStage(cfg.bertscore_model, cfg.bertscore_layers, cfg.batch_size, cfg.device)
@@ -439,6 +484,7 @@ def _run_bertscore(items: list[Item], cfg: ScorerSettings, queue: _BertQueue,
         info["unavailable"] = reason
         not_computed["ORIM"] = not_computed["COMI"] = reason
         return info
+    warnings.extend(stage.warnings())
     for item, slot in queue.orim:
         item.cells["ORIM"].value = values[slot]
     for item, slots, n_pred, n_gold in queue.comi:
@@ -515,4 +561,4 @@ def _evolution(comp: Component, cfg: ScorerSettings) -> str | None:
     return comp.evolution_type
 
 
-__all__ = ["METRIC_VERSION", "ScorerSettings", "coerce_settings", "metrics_of", "parse_answer", "score"]
+__all__ = ["METRIC_VERSION", "ScorerSettings", "coerce_settings", "metrics_of", "parse_answer", "score", "split_flags"]

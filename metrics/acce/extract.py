@@ -8,9 +8,11 @@ Every extractor works on ``normalize.normalize_text`` output (NFKC, OpenCC t2s),
 traditional spellings (形聲, 會意, 篆書) need no patterns of their own. A label mention is
 skipped when a negation governs it in the same clause (不是形声字, 并非象形, "not a
 pictograph", "rather than a pictograph"), unless a contrast re-opens the clause
-(不是形声字而是会意字 -> 会意). When several labels are mentioned, the one the answer
-asserts wins: a mention introduced by a cue (是 / 为 / 属于 / 造字法： / "is a") before a bare
-one, the earliest before later ones.
+(不是形声字而是会意字 -> 会意). A mention inside a question the answer echoes (该字是形声字吗？)
+asserts nothing: it counts as negated when the reply denies it (不，它是会意字 -> 会意) and
+gives way to any asserted mention otherwise. When several labels are mentioned, the one the
+answer asserts wins: a mention introduced by a cue (是 / 为 / 属于 / 造字法： / "is a") before a
+bare one, the earliest before later ones.
 
 The extractors are pure and cached (labels such as 表意 / 保留 recur in every reference).
 """
@@ -75,10 +77,17 @@ STRUCTURE_SYNONYMS: dict[str, tuple[str, ...]] = {
           r"overlaid", r"overlapp?(?:ed|ing)(?:[- ](?:structure|components?))?", r"interlock(?:ed|ing)"),
     "独体": (r"独体(?:字|结构|字结构)?", r"单体(?:字|结构)", r"单一结构", r"不可(?:再)?(?:拆|分)(?:分|解)",
            r"single[- ](?:component|element|unit)s?", r"non[- ]?compound", r"indivisible", r"simple character"),
-    # Answers that name a structure family but no ACCE label: answered (and wrong), not unparseable.
-    "半包围": (r"半包围" + _LR + "?", r"(?<![上下左右])三面包围" + _LR + "?", r"partial(?:ly)?[- ](?:surround|enclos)\w*",
-            r"semi[- ]?enclos\w*"),
 }
+# Names of a structure family that fits several IDCs (半包围 is any of ⿵..⿺; a bare 包围结构
+# may be that or ⿴). They name no ACCE label, so an answer that says only this is
+# unparseable (None), never a made-up label; they are still matched so that their text is not
+# read as something else, and an answer that goes on to name the IDC ("半包围结构中的左上包围")
+# gets that IDC.
+STRUCTURE_FAMILIES: tuple[str, ...] = (
+    r"半包围" + _LR + "?", r"(?<![上下左右])三面包围" + _LR + "?", r"(?<![全半三四面上下左右内外])包围" + _LR,
+    r"partial(?:ly)?[- ](?:surround|enclos)\w*", r"semi[- ]?enclos\w*",
+)
+_FAMILY = "?"  # label of a family mention in find_mentions output (never returned)
 # The IDC code points themselves (Unicode 15.1 ones included: parsed, never remapped).
 _IDC_SET = "⿰⿱⿲⿳⿴⿵⿶⿷⿸⿹⿺⿻⿼⿽⿾⿿㇯"
 IDC_CHARS_SET = frozenset(_IDC_SET)
@@ -140,13 +149,18 @@ _CUE = re.compile(
 
 @dataclass(frozen=True)
 class Mention:
-    """One label mention in a text: its labels, span, and whether it is negated or cued."""
+    """One label mention in a text: its labels, span, and whether it is negated or cued.
+
+    ``question``: the mention sits in a question the answer asks or echoes (and the reply
+    does not deny it; a denied one is ``negated``).
+    """
 
     labels: tuple[str, ...]
     start: int
     end: int
     negated: bool
     cued: bool
+    question: bool = False
 
 
 def _compile(table: dict[str, tuple[str, ...]], extra: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()):
@@ -157,7 +171,7 @@ def _compile(table: dict[str, tuple[str, ...]], extra: tuple[tuple[tuple[str, ..
 
 
 _SCRIPT_RES = _compile(SCRIPT_SYNONYMS)
-_STRUCTURE_RES = _compile(STRUCTURE_SYNONYMS)
+_STRUCTURE_RES = _compile(STRUCTURE_SYNONYMS, (((_FAMILY,), STRUCTURE_FAMILIES),))
 _FORMATION_RES = _compile(FORMATION_SYNONYMS, (((("会意", "形声")), YISHENG),))
 _FUNCTION_RES = _compile(FUNCTION_SYNONYMS, ((("表意", "表音"), FUNCTION_BOTH),))
 _EVOLUTION_RES = _compile(EVOLUTION_SYNONYMS)
@@ -179,6 +193,43 @@ def _is_negated(window: str) -> bool:
     return _RESET.search(window, last_neg.end()) is None
 
 
+_SENTENCE_END = re.compile(r"[。;!?\n]|(?<=[a-z])\.\s")
+# A reply that denies the question before it: "不，…", "不是。", "否", "No, …" (不错 / 不仅
+# are not denials).
+_DENIAL = re.compile(r"\s*[\"'「『]?\s*(?:不(?!仅|只|但|单|少|久|断|过|同|论|管|然|错|失)|否|并非|非也|没有|"
+                     r"no\b|nope\b|not\b)", re.I)
+
+
+def _question_state(text: str, end: int) -> str | None:
+    """``"denied"`` when the position ``end`` lies in a question (ending in ? or 吗) that the
+    next sentence answers with a denial, ``"asked"`` for another question, else None.
+
+    Answers often echo the question ("该字是形声字吗？不，它是会意字。"): the echoed label
+    is not the answer's claim, and after a denial it is the opposite of it.
+    """
+    m = _SENTENCE_END.search(text, end)
+    stop = m.start() if m else len(text)
+    is_question = (m is not None and m.group() == "?") or text[end:stop].rstrip().endswith(("吗", "么"))
+    if not is_question:
+        return None
+    return "denied" if m is not None and _DENIAL.match(text, m.end()) else "asked"
+
+
+def _mention(text: str, labels: tuple[str, ...], start: int, end: int) -> Mention:
+    window = text[_clause_start(text, start):start]
+    # Cue: in the same clause, or a labelled line ("造字法：形声") just before it.
+    cue_window = text[max(0, start - 12):start]
+    question = _question_state(text, end)
+    return Mention(labels, start, end, _is_negated(window) or question == "denied",
+                   question is None and bool(_CUE.search(cue_window)), question == "asked")
+
+
+def _asserted(mentions: list[Mention]) -> list[Mention]:
+    """The mentions the answer asserts: not negated, and outside questions when any are."""
+    live = [m for m in mentions if not m.negated]
+    return [m for m in live if not m.question] or live
+
+
 def find_mentions(text: str, compiled) -> list[Mention]:
     """All non-overlapping label mentions in ``text`` (longest match wins), by position."""
     raw: list[tuple[int, int, tuple[str, ...]]] = []
@@ -192,18 +243,11 @@ def find_mentions(text: str, compiled) -> list[Mention]:
         if all(end <= s or start >= e for s, e, _ in taken):
             taken.append((start, end, labels))
     taken.sort()
-    mentions = []
-    for start, end, labels in taken:
-        clause = _clause_start(text, start)
-        window = text[clause:start]
-        # Cue: in the same clause, or a labelled line ("造字法：形声") just before it.
-        cue_window = text[max(0, start - 12):start]
-        mentions.append(Mention(labels, start, end, _is_negated(window), bool(_CUE.search(cue_window))))
-    return mentions
+    return [_mention(text, labels, start, end) for start, end, labels in taken]
 
 
 def _choose_single(mentions: list[Mention]) -> str | None:
-    live = [m for m in mentions if not m.negated]
+    live = _asserted(mentions)
     if not live:
         return None
     if len({m.labels for m in live}) == 1:
@@ -247,9 +291,7 @@ def _idc_mentions(text: str) -> list[Mention]:
             continue
         end = _ids_end(text, m.start())
         pos = end if end else m.end()
-        window = text[_clause_start(text, m.start()):m.start()]
-        cue_window = text[max(0, m.start() - 12):m.start()]
-        out.append(Mention((m.group(),), m.start(), pos, _is_negated(window), bool(_CUE.search(cue_window))))
+        out.append(_mention(text, (m.group(),), m.start(), pos))
     return out
 
 
@@ -258,43 +300,66 @@ def extract_structure(text: str | None) -> str | None:
     """Structure label (STRC): one IDC of ``labels.STRUCTURES`` (or a Unicode 15.1 IDC) or 独体.
 
     ``"⿰"``, ``"左右结构"``, ``"left-right"``, ``"⿰氵工"`` (an IDS: its top-level IDC) ->
-    ``"⿰"``; ``"独体字"`` -> ``"独体"``; negated mentions are skipped.
+    ``"⿰"``; ``"独体字"`` -> ``"独体"``; ``"全包围"`` -> ``"⿴"``; negated mentions are
+    skipped. A family name that fits several IDCs (``"半包围"``, a bare ``"包围结构"``) gives
+    None unless the answer also names the IDC.
     """
     norm = normalize_text(text)
     if not norm:
         return None
     mentions = sorted(_idc_mentions(norm) + find_mentions(norm, _STRUCTURE_RES), key=lambda m: m.start)
     # An IDC and a name inside one parenthesised pair ("⿰（左右结构）") agree by construction.
-    return _choose_single(mentions)
+    return _choose_single([m for m in mentions if m.labels != (_FAMILY,)])
+
+
+# The whole clause before a mention that adds it to the previous statement (又是形声字).
+_JOINED = re.compile(r"(?:又|亦|也|同时也?|并且?|且|兼)(?:是|为|属于?|有|具有?)?(?:一个|一种)?")
 
 
 @functools.lru_cache(maxsize=1 << 15)
 def extract_formation(text: str | None) -> tuple[frozenset[str], bool] | None:
     """Formation labels (FORC) asserted by ``text``: (set of Six-Writings labels, yisheng flag).
 
-    The set comes from the first sentence that names a formation; within it, mentions with
-    a cue or written as ``X字`` are preferred over bare ones (so ``"会意字，上部象形"`` ->
-    {会意}). ``"形声兼会意"`` / ``"亦声"`` -> ({会意, 形声}, True). Returns None when no
-    formation is asserted (only negated mentions, or none).
+    The set comes from the answer's first formation statement: the clause (up to the next
+    comma, colon or sentence end) of the first asserted mention, so ``"本字为象形，后来变为
+    形声"`` -> {象形} and ``"象形、会意"`` -> {象形, 会意}. A 亦声 / 兼 qualifier later in the
+    same sentence belongs to that statement (``"会意，工亦声"``, ``"属会意，兼形声"`` -> both).
+    Within it, mentions with a cue or written as ``X字`` are preferred over bare ones (so
+    ``"会意字，上部象形"`` -> {会意}). ``"形声兼会意"`` / ``"亦声"`` -> ({会意, 形声}, True).
+    Returns None when no formation is asserted (only negated mentions, or none).
     """
     norm = normalize_text(text)
     if not norm:
         return None
-    mentions = [m for m in find_mentions(norm, _FORMATION_RES) if not m.negated]
+    mentions = _asserted(find_mentions(norm, _FORMATION_RES))
     if not mentions:
         return None
-    sentences = [0] + [m.end() for m in re.finditer(r"[。;；!！?？\n]|(?<=[a-z])\.\s", norm)] + [len(norm) + 1]
     first = mentions[0].start
-    lo = max(s for s in sentences if s <= first)
-    hi = min(s for s in sentences if s > first)
-    in_sentence = [m for m in mentions if lo <= m.start < hi]
+    lo = _clause_start(norm, first)
+    end = _CLAUSE_END.search(norm, mentions[0].end)
+    hi = end.start() if end else len(norm)
+    sentence_end = _SENTENCE_END.search(norm, mentions[0].end)
+    sentence_hi = sentence_end.start() if sentence_end else len(norm)
+
+    def joined(m: Mention) -> bool:
+        # "兼形声", "既是会意字，又是形声字": a second formation of the same statement
+        prefix = norm[_clause_start(norm, m.start):m.start].strip()
+        return prefix.endswith("兼") or _JOINED.fullmatch(prefix) is not None
+
+    def qualifies(m: Mention) -> bool:
+        # "工亦声" / "兼形声" qualify the stated formation rather than state a new one
+        return m.start < sentence_hi and (len(m.labels) > 1 or joined(m))
+
+    in_statement = [m for m in mentions if lo <= m.start < hi or qualifies(m)]
 
     def strong(m: Mention) -> bool:
-        return m.cued or len(m.labels) > 1 or norm[m.end:m.end + 1] == "字"
+        return m.cued or len(m.labels) > 1 or joined(m) or norm[m.end:m.end + 1] == "字"
 
-    chosen = [m for m in in_sentence if strong(m)] or in_sentence
+    chosen = [m for m in in_statement if strong(m)] or in_statement
     labels = frozenset(label for m in chosen for label in m.labels)
-    return labels, any(len(m.labels) > 1 for m in chosen)
+    # 会意 joined by 形声 in one statement ("属会意，兼形声") is the 亦声 case too
+    both = labels == {"会意", "形声"} and any(joined(m) for m in chosen)
+    return labels, both or any(len(m.labels) > 1 for m in chosen)
 
 
 @functools.lru_cache(maxsize=1 << 15)
@@ -324,12 +389,9 @@ def strip_attribute_labels(text: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 15)
 def extract_evolution(text: str | None) -> str | None:
-    """Component evolution type (COME): the first non-negated one of 保留 / 讹变 / 简化 / 繁化 / 区别."""
-    norm = normalize_text(text)
-    for m in find_mentions(norm, _EVOLUTION_RES):
-        if not m.negated:
-            return m.labels[0]
-    return None
+    """Component evolution type (COME): the first asserted one of 保留 / 讹变 / 简化 / 繁化 / 区别."""
+    asserted = _asserted(find_mentions(normalize_text(text), _EVOLUTION_RES))
+    return asserted[0].labels[0] if asserted else None
 
 
 # ------------------------------------------------------------------------ characters

@@ -106,6 +106,12 @@ IDC_ARITY: dict[str, int] = {
     **{c: 1 for c in "⿾⿿"},
 }
 
+# Bench splits (JieZi-Bench's ``test`` plus the paper's generalisation splits, ACCE.md
+# section 3): the names ``score(splits=...)`` accepts, and the bench row column that flags
+# each generalisation split.
+SPLITS: tuple[str, ...] = ("test", "unseen_characters", "unseen_glyphs")
+SPLIT_FLAG_COLUMNS: dict[str, str] = {"unseen_characters": "unseen_character", "unseen_glyphs": "unseen_glyph"}
+
 # Formation (造字法): the Six Writings.
 FORMATIONS: dict[str, str] = {
     "象形": "pictograph",
