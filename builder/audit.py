@@ -31,9 +31,12 @@ Item ids: ``record:<record id>#<field>``, ``dataset:<image id>:<kind>``,
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import json
 import random
 import time
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Optional
@@ -51,6 +54,9 @@ COLUMNS = ["image_path", "item_id", "stage", "question_or_field", "answer_or_val
 VERDICTS = ("ok", "reject", "correct")
 RECORD_FIELDS = ("structure", "ids", "formation", "components", "original_meaning", "definition_en",
                  "evolution", "readings", "variants")
+# Columns sample writes and a reviewer must leave alone (ingest compares them with what
+# sample wrote; ``stage`` is checked against the item id)
+READ_ONLY = ("image_path", "question_or_field", "answer_or_value", "provenance")
 # Rows whose item id starts with this are the sheet's own instructions, never items.
 HELP_PREFIX = "#"
 
@@ -63,6 +69,12 @@ class AuditSheetError(ValueError):
         lines = "\n".join(f"  row {r}: {m}" for r, m in problems[:50])
         more = f"\n  ... and {len(problems) - 50} more" if len(problems) > 50 else ""
         super().__init__(f"{sheet}: {len(problems)} problem(s), nothing applied:\n{lines}{more}")
+
+
+def _cell_digests(row: list[str]) -> list[str]:
+    """Short digests of a sheet row's :data:`READ_ONLY` cells (kept in the manifest)."""
+    cells = dict(zip(COLUMNS, row))
+    return [hashlib.sha1(cells[c].encode("utf-8")).hexdigest()[:12] for c in READ_ONLY]
 
 
 def _records_dir(out_dir: Path) -> Path:
@@ -99,6 +111,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# CJK ideograph blocks (URO, extensions A-I, compatibility ideographs and supplement), for
+# when the running Python's Unicode tables predate a block
+_HAN_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF), (0x2A700, 0x2EE5F),
+               (0x2F800, 0x2FA1F), (0x30000, 0x323AF))
+
+
+def is_han(ch: str) -> bool:
+    """Whether ``ch`` is one CJK (unified or compatibility) ideograph, extension blocks included."""
+    if len(ch) != 1:
+        return False
+    if unicodedata.name(ch, "").startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH")):
+        return True
+    return any(lo <= ord(ch) <= hi for lo, hi in _HAN_RANGES)
+
+
 class _CharStruct(_Strict):
     character: str
 
@@ -107,6 +134,8 @@ class _CharStruct(_Strict):
     def _one(cls, v: str) -> str:
         if len(v.strip()) != 1:
             raise ValueError(f"expected exactly one character, got {v!r}")
+        if not is_han(v.strip()):
+            raise ValueError(f"expected one CJK ideograph, got {v.strip()!r} (U+{ord(v.strip()):04X})")
         return v.strip()
 
 
@@ -337,6 +366,8 @@ def _normalise_qa(kind: str, text: str) -> str:
                               "exactly 'answer' and 'answer_struct'")
     if isinstance(data, dict) and data and set(data) <= full_keys:
         answer, struct = data.get("answer"), data.get("answer_struct")
+        if answer is None and struct is None:
+            raise CorrectionError("'answer' and 'answer_struct' are both null: give a value")
         if answer is not None and not (isinstance(answer, str) and answer.strip()):
             raise CorrectionError("'answer' must be non-empty text")
         if struct is None:  # {"answer": ...} alone is the plain-text form
@@ -558,8 +589,10 @@ def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float 
     audit_dir.mkdir(parents=True, exist_ok=True)
     man_path = audit_dir / "manifest.json"
     manifest = json.loads(man_path.read_text("utf-8")) if man_path.exists() else {"ids": {}, "sheets": []}
+    cells = manifest.setdefault("cells", {})
     for r in rows:
         manifest["ids"][r[1]] = r[2]
+        cells[r[1]] = _cell_digests(r)
     manifest["sheets"].append({"sheet": str(sheet.resolve()), "written_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                "counts": dict(counts), "seed": seed})
     man_tmp = man_path.with_name("manifest.json.tmp")
@@ -568,7 +601,7 @@ def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float 
     return dict(counts)
 
 
-def read_sheet(sheet: Path, known_ids: dict[str, str]) -> list[dict]:
+def read_sheet(sheet: Path, known_ids: dict[str, str], written_cells: dict[str, list[str]] | None = None) -> list[dict]:
     """Validate and read a filled sheet. Returns the reviewed rows (non-empty verdict) as
     decisions ``{"item_id", "stage", "verdict", "correction", "sheet", "row"}``.
 
@@ -580,12 +613,23 @@ def read_sheet(sheet: Path, known_ids: dict[str, str]) -> list[dict]:
     (row 1), unknown item id, stage not matching the id, verdict not in
     ``ok`` / ``reject`` / ``correct``, ``correct`` without a correction, a correction that
     is not a valid value for its item (a label outside the subtask's label set, JSON that
-    does not parse or has the wrong shape, ...).
+    does not parse or has the wrong shape, ...), the same item on two rows, a read-only
+    cell (:data:`READ_ONLY`) that differs from what sample wrote (``cells``: item id ->
+    :func:`_cell_digests`, from the manifest; ``written_cells``, not checked when None), a file that is not
+    UTF-8 (Excel's plain "CSV" on a Chinese Windows writes GBK).
     """
     sheet = Path(sheet)
     problems: list[tuple[int, str]] = []
     decisions: list[dict] = []
-    with open(sheet, encoding="utf-8-sig", newline="") as fh:
+    seen: dict[str, int] = {}
+    raw = sheet.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        row = raw[:exc.start].count(b"\n") + 1
+        raise AuditSheetError(sheet, [(row, f"{sheet.name}: not UTF-8 (byte offset {exc.start}); "
+                                            "save it as 'CSV UTF-8' (Excel: File > Save As > CSV UTF-8)")]) from None
+    with io.StringIO(text, newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, None)
         if header != COLUMNS:
@@ -601,8 +645,21 @@ def read_sheet(sheet: Path, known_ids: dict[str, str]) -> list[dict]:
             if item_id not in known_ids:
                 problems.append((n, f"unknown item id {item_id!r} (not in any sheet `jiezi audit sample` wrote)"))
                 continue
+            if item_id in seen:
+                problems.append((n, f"item {item_id} appears twice, on rows {seen[item_id]} and {n}: "
+                                    "keep one row per item"))
+                continue
+            seen[item_id] = n
             if cells["stage"].strip() != known_ids[item_id]:
                 problems.append((n, f"stage {cells['stage']!r} does not match item {item_id!r} (stage {known_ids[item_id]!r})"))
+            wrote = (written_cells or {}).get(item_id)
+            if wrote is not None:
+                edited = [c for c, a, b in zip(READ_ONLY, _cell_digests(row), wrote) if a != b]
+                if edited:
+                    problems.append((n, f"item {item_id}: read-only column(s) {', '.join(edited)} differ from "
+                                        "what `jiezi audit sample` wrote; restore them and put the right value "
+                                        "in the correction column (verdict 'correct')"))
+                    continue
             if not verdict:
                 continue
             if verdict not in VERDICTS:
@@ -618,6 +675,10 @@ def read_sheet(sheet: Path, known_ids: dict[str, str]) -> list[dict]:
                     correction = normalise_correction(item_id, written)
                 except CorrectionError as exc:
                     problems.append((n, f"item {item_id}: correction {written!r} is not valid: {exc}"))
+                    continue
+                except (AttributeError, TypeError, KeyError, ValueError) as exc:  # a shape no check foresaw
+                    problems.append((n, f"item {item_id}: correction {written!r} has an unexpected shape "
+                                        f"({type(exc).__name__}: {exc}); accepted: {accepted_forms(item_id)}"))
                     continue
             decision = {"item_id": item_id, "stage": known_ids[item_id], "verdict": verdict,
                         "correction": correction, "sheet": sheet.name, "row": n}
@@ -667,8 +728,8 @@ def ingest(out_dir: Path, sheet: Path) -> dict:
     man_path = out_dir / "audit" / "manifest.json"
     if not man_path.exists():
         raise FileNotFoundError(f"{man_path}: no audit manifest; run `jiezi audit sample --output {out_dir}` first")
-    known = json.loads(man_path.read_text("utf-8"))["ids"]
-    decisions = read_sheet(sheet, known)
+    manifest = json.loads(man_path.read_text("utf-8"))
+    decisions = read_sheet(sheet, manifest["ids"], manifest.get("cells"))
     dec_path = out_dir / "audit" / "decisions.jsonl"
     with open(dec_path, "a", encoding="utf-8") as fh:
         for d in decisions:

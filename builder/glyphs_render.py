@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,10 @@ def run_job(job: Job) -> Result:
         # Pillow reports an undecodable, truncated or hostile file with many exception
         # types (OSError, SyntaxError, ValueError, DecompressionBombError, struct.error...).
         if job.kind == "user":
-            return ("skip", f"not a decodable image: {type(exc).__name__}: {exc}", "glyph-not-an-image")
+            # Pillow names the in-memory buffer ("<_io.BytesIO object at 0x...>"), which
+            # tells the user nothing; the item (file) is named by the skip record itself.
+            detail = re.sub(r"<_io\.BytesIO object at 0x[0-9a-f]+>", "the file", str(exc))
+            return ("skip", f"not a decodable image: {type(exc).__name__}: {detail}", "glyph-not-an-image")
         return ("skip", f"rendering failed: {type(exc).__name__}: {exc}", "glyph-render-error")
     return ("ok", rel, image_id, hashlib.sha256(png).hexdigest(), ctx.size, ctx.size)
 

@@ -46,6 +46,15 @@ from metrics.acce import labels
 DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})
 BENCH_SOURCES = frozenset({"shuowen", "duan", "unihan"})
 IMAGE_SOURCES = frozenset({"oracle-mnist", "lxgw-seal", "font", "user", "jiezi-official"})
+# An expert's correction from an audit sheet (builder/qa_stage.py ``_audit_prov``): source
+# "user", this rule, entry id "<sheet>:<row>". Both profiles use it, strict or not: the
+# reviewer's word replaces the sources' (it is what the audit is for).
+AUDIT_RULE = "audit.correction"
+
+
+def _audit_provs(provs) -> list[Provenance]:
+    """The audit-correction provenance among ``provs`` (empty when the value is the sources')."""
+    return [p for p in provs if p.source == "user" and p.rule == AUDIT_RULE]
 
 _LATIN = re.compile(r"[A-Za-z]")
 
@@ -314,6 +323,13 @@ def _layout_matches_shuowen(record: GlyphRecord) -> bool:
     return all(any(same_component(o, c.name) for c in sw) for o in ops)
 
 
+def _has_audit(record: GlyphRecord) -> bool:
+    """Whether an audit correction set one of ``record``'s fields."""
+    fields = [record.structure, record.formation, record.original_meaning, record.evolution]
+    return (any(g is not None and _audit_provs(g.provenance) for g in fields)
+            or any(_audit_provs(c.provenance) for c in record.components))
+
+
 def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
               reserved: bool = False) -> Facts:
     """Reduce ``record`` to the facts ``profile`` may state.
@@ -330,7 +346,9 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     # STRC: the IDS sources give the layout; the bench needs a majority of at least two
     # (two IDS sources, or one and a matching Shuowen analysis): no bench source describes
     # layout (documented in the card)
-    if record.structure is not None:
+    if record.structure is not None and _audit_provs(record.structure.provenance):
+        f.structure = (record.structure.value, _audit_provs(record.structure.provenance))
+    elif record.structure is not None:
         s = record.structure
         sup = _supporters(s) & (MODERN_SOURCES | allowed)
         if not strict:
@@ -345,7 +363,9 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
         f.missing["STRC"] = "no-structure"
 
     # FORC
-    if record.formation is not None:
+    if record.formation is not None and _audit_provs(record.formation.provenance):
+        f.formation = (record.formation.value, _audit_provs(record.formation.provenance))
+    elif record.formation is not None:
         g = record.formation
         srcs = {p.source for p in g.provenance}
         if not strict:
@@ -373,6 +393,9 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
         comps = [CompFact(record.character, ["表意"], [
             Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.single_component")
             for p in f.structure[1] + f.formation[1]])]
+    elif record.components and all(_audit_provs(c.provenance) for c in record.components):
+        # the reviewer's component list replaces the sources' (complete by their word)
+        comps = [CompFact(c.name, list(c.functions), _audit_provs(c.provenance)) for c in record.components]
     elif record.components and 0 < len(record.components) < n_ops:
         # fewer components than the IDS shows (雲 = ⿱雨云 listed with 雨 only): a partial
         # list would be a wrong answer
@@ -398,12 +421,15 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     src_by_name.update({c.name: Component(name=c.name, functions=c.functions, provenance=c.provenance)
                         for c in comps if c.name not in src_by_name})
     evo_sources = allowed | gap | MODERN_SOURCES if not strict else BENCH_SOURCES | MODERN_SOURCES
+    if _has_audit(record):
+        evo_sources = evo_sources | {"user"}  # corrected components / formation feed the evolution
     evo = derive(record, index, evo_sources)
     f.evolution_sources = evo_sources
     names = [c.name for c in comps]
     for cf in comps:
         src: Component = src_by_name[cf.name]
-        interp_ok = [p for p in src.interpretation_provenance if p.source in allowed]
+        interp_ok = [p for p in src.interpretation_provenance
+                     if p.source in allowed or _audit_provs([p])]
         if src.interpretation and interp_ok and not _LATIN.search(src.interpretation):
             cf.interpretation = src.interpretation
             cf.interpretation_en = f"(source text) {src.interpretation}"
@@ -414,7 +440,9 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
             if comp:
                 cf.interpretation, cf.interpretation_en, cf.interpretation_provenance = comp
         ce = evo.components.get(cf.name)
-        if ce is not None:
+        if src.evolution_type and _audit_provs(src.provenance):
+            cf.evolution_type, cf.evolution_provenance = src.evolution_type, _audit_provs(src.provenance)
+        elif ce is not None:
             cf.evolution_type, cf.evolution_provenance = ce.type, ce.provenance
             if ce.rule == "evolution.simplification.sheng" and cf.interpretation and "shuowen" in evo_sources:
                 cf.interpretation += f"；《说文》以为「{cf.name}」之省"
@@ -444,7 +472,9 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     if om is not None and _self_gloss(om.value, record):
         f.missing["ORIM"] = "self-gloss:original_meaning"  # Shuowen 巳: "巳也" says nothing
         om = None
-    if om is not None:
+    if om is not None and _audit_provs(om.provenance):
+        f.orim = (om.value, om.value, _audit_provs(om.provenance), "audit")
+    elif om is not None:
         srcs = {p.source for p in om.provenance}
         english = bool(_LATIN.search(om.value))
         if strict:

@@ -117,8 +117,12 @@ def load_decisions(out_dir: Path) -> dict[str, dict]:
 
 
 def _audit_prov(d: dict) -> Provenance:
+    """Provenance of a reviewer's decision: source "user", rule ``builder.qa.AUDIT_RULE``
+    (which both QA profiles accept), entry id ``<sheet>:<row>``, span the correction (or
+    the verdict)."""
+    from builder.qa import AUDIT_RULE
     return Provenance(source="user", entry_id=f"{d.get('sheet', 'audit')}:{d.get('row', '?')}",
-                      span=d.get("correction", "") or d["verdict"], rule="audit.correction")
+                      span=d.get("correction", "") or d["verdict"], rule=AUDIT_RULE)
 
 
 def apply_record_decisions(records: list[GlyphRecord], decisions: dict[str, dict], skips: SkipLog) -> Counter:
@@ -157,7 +161,10 @@ def _correct_field(rec: GlyphRecord, fld: str, d: dict) -> None:
         setattr(rec, fld, Grounded[str](value=text, provenance=prov, agree=["user"]))
     elif fld == "components":
         from builder.schema import Component
-        rec.components = [Component(provenance=prov, agree=["user"], **c) for c in json.loads(text)]
+        rec.components = [Component(provenance=prov, agree=["user"],
+                                    interpretation_provenance=prov if c.get("interpretation") else [],
+                                    evolution_provenance=prov if c.get("evolution_type") else [], **c)
+                          for c in json.loads(text)]
     else:
         raise ValueError(f"field {fld!r} cannot be corrected from a sheet; reject it instead")
 
@@ -181,11 +188,16 @@ def _apply_qa_decision(item: dict, d: dict | None) -> dict | None:
                    "ORIM": "original_meaning", "EVOI": "evolution"}.get(item["subtask"])
             if key:
                 item["answer_struct"] = {**struct, key: text}
+    if item["subtask"] == "EVOI" and isinstance(item.get("answer_struct"), dict) and "rules" in item["answer_struct"]:
+        # the derivation rules made the old answer, not the reviewer's: none is claimed
+        item["answer_struct"] = {**item["answer_struct"], "rules": []}
     if "answer_en" in item:
         # The English wording said what the reviewer corrected; we do not invent a
         # translation, so the corrected item has none (English turns leave it out).
         item["answer_en"] = None
-    item["provenance"] = item["provenance"] + [{"field": "audit", **_audit_prov(d).model_dump()}]
+    # the old provenance (sources, rule names) supported the old answer: the corrected
+    # answer stands on the reviewer's decision alone
+    item["provenance"] = [{"field": "audit", **_audit_prov(d).model_dump()}]
     return item
 
 

@@ -80,10 +80,13 @@ class Row:
 
 # ----------------------------------------------------------------------------- inputs
 def check_model_name(name: str) -> str:
-    """Return the stripped name, or raise :class:`SubmissionError`: 1-80 characters,
+    """Return the name with runs of white space made one space, or raise
+    :class:`SubmissionError`: 1-80 characters,
     letters, digits, spaces and ``. _ - + ( )``, starting with a letter or digit (so no
     path such as ``../x``)."""
-    text = (name or "").strip()
+    if re.search(r"[^\S ]", name or ""):  # tabs, newlines ...: never part of a name on the board
+        raise SubmissionError(f"the model name {name!r} is not allowed: it contains a tab or line break")
+    text = " ".join((name or "").split())  # runs of spaces would make look-alike names
     if not text:
         raise SubmissionError("the model name is empty")
     if not _NAME.match(text) or ".." in text:
@@ -311,7 +314,18 @@ def _bench_rows(board: Board) -> list[dict]:
     from harness.bench import load_bench
     from harness.run import META_COLUMNS
 
+    from harness.bench import fingerprint
+
     ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"])
+    fp = fingerprint(ds)
+    if fp != board.bench["fingerprint"]:
+        # Rows scored against two different benches (e.g. before and after `jiezi audit
+        # ingest` rebuilt it) would sit side by side on one board without being comparable.
+        raise SubmissionError(
+            f"the bench at {board.bench['source']} has changed since this board was created "
+            f"(fingerprint {board.bench['fingerprint'][:12]} -> {fp[:12]}, rows {board.bench['rows']} -> {len(ds)}), "
+            "e.g. after `jiezi audit ingest`; scores on the two would not be comparable. "
+            "Start a new board for this bench (--board NEW_FOLDER).")
     return ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
 
 
@@ -351,6 +365,9 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge)
     bench_rows = _bench_rows(board)
     rows = validate_predictions(file_bytes, [r["id"] for r in bench_rows], max_bytes=board.config.get("max_bytes", max_bytes))
+    if not any(r.get("output") for r in rows):
+        raise SubmissionError(f"all {len(rows)} predictions are empty or failed (no 'output'); there is nothing to "
+                              "score. Rerun `jiezi eval` to ask the failed questions again.")
     sid = content_id(rows)
     row_path = board.path / "submissions" / f"{sid}.json"
     if row_path.exists():

@@ -313,7 +313,7 @@ def _generate(worker: _Worker, items: list, logs: dict[int, PredictionLog], batc
                     for other in pending:
                         other.cancel()
                     raise RunError(f"the first {failed_first} questions all failed and none was answered; "
-                                   f"last error: {rec['error']}. Check the model spec, server URL and key; "
+                                   f"last error: {rec['error'].rstrip('.')}. Check the model spec, server URL and key; "
                                    "the failures are recorded and a rerun asks them again.")
                 submit()
             if time.monotonic() - last_sync > 5:
@@ -402,6 +402,8 @@ def evaluate(opts: EvalOptions) -> dict:
     t_gen = time.time()
     try:
         _generate(worker, items, logs, batch_size, concurrency, opts.progress)
+    except RunError as exc:
+        raise RunError(f"{spec}: {exc}") from exc  # name the model and server that failed
     finally:
         for log in logs.values():
             log.close()
@@ -416,12 +418,16 @@ def evaluate(opts: EvalOptions) -> dict:
         # Scoring a run with no answer at all would print a table of zeros that reads like a
         # (very bad) model; it is a broken run, not a result.
         last = next((r.get("error") for r in reversed(list(records[0].values())) if r and r.get("error")), None)
-        raise RunError(f"all {len(ids)} questions failed, nothing to score; last error: {last}. "
+        raise RunError(f"{spec}: all {len(ids)} questions failed, nothing to score; last error: {(last or '').rstrip('.')}. "
                        "The failures are recorded in predictions.jsonl and a rerun asks them again.")
     warnings = []
     if n_errors[0]:
         warnings.append(f"{n_errors[0]} of {len(ids)} questions have no answer (backend errors, see the 'error' field "
                         "of predictions.jsonl); they score 0. Rerun the same command to ask them again.")
+    n_empty = sum(1 for r in records[0].values() if r and not r.get("error") and not (r.get("output") or "").strip())
+    if n_empty:
+        warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (the retrieval baseline gives none "
+                        "when no neighbour has the field); they score 0")
     reused = len(ids) - sum(1 for w, _, _ in items if w == 0)
     previous = output / "results.json"
     try:

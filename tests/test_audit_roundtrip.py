@@ -235,3 +235,103 @@ def test_sheet_documents_the_correction_forms(built, tmp_path):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
     audit = readme[readme.index("jiezi audit sample"):]
     assert "answer_struct" in audit[:3000] and "#help" in audit[:3000]
+
+
+def _rebuild(built):
+    from builder.qa_stage import build_qa
+    build_qa(built / "records", built, bench_size=40, progress=False, duan_notes=False)
+
+
+def test_corrected_record_fields_yield_the_corrected_questions(built, tmp_path):
+    sheet = tmp_path / "r.csv"
+    sample(built, sheet, record_fraction=1.0, dataset_pairs=0, bench=False)
+    rows = _read(sheet)
+    by_id = {r[1]: r for r in rows[1:]}
+    by_id["record:江_楷书#formation"][6:8] = ["correct", "会意"]
+    by_id["record:江_楷书#original_meaning"][6:8] = ["correct", "审校者写的本义"]
+    _write(sheet, rows)
+    ingest(built, sheet)
+    _rebuild(built)
+    qs = {q["kind"]: q for r in read_jsonl(built / "qa" / "dataset.jsonl") if r["record_id"] == "江_楷书"
+          for q in r["qa"]}
+    assert qs["FORC"]["answer"] == "会意"
+    assert "审校者写的本义" in qs["ORIM"]["answer"]
+    row_of = {r[1]: n for n, r in enumerate(rows, 1)}
+    for kind, fld in (("FORC", "formation"), ("ORIM", "original_meaning")):
+        provs = qs[kind].get("provenance") or json.loads(qs[kind]["provenance_json"])
+        assert {"source": "user", "rule": "audit.correction",
+                "entry_id": f"r.csv:{row_of[f'record:江_楷书#{fld}']}"}.items() <= provs[0].items() or any(
+            p.get("rule") == "audit.correction" and p.get("entry_id") == f"r.csv:{row_of[f'record:江_楷书#{fld}']}"
+            for p in provs)
+    # the bench profile uses the reviewer's value too
+    from builder.qa import BENCH, facts_for
+    from builder.qa_stage import apply_record_decisions, load_decisions, load_records
+    from builder.skips import SkipLog
+    skips = SkipLog()
+    recs = load_records(built / "records", skips, progress=False)
+    apply_record_decisions(recs, load_decisions(built), skips)
+    rec = next(r for r in recs if r.id == "江_楷书")
+    from builder.evolution import EvidenceIndex
+    f = facts_for(rec, BENCH, EvidenceIndex(recs))
+    assert f.formation[0].label == "会意" and f.orim[0] == "审校者写的本义"
+
+
+def test_malformed_corrections_are_row_errors(built, tmp_path):
+    sheet = tmp_path / "s.csv"
+    sample(built, sheet, record_fraction=0.1, dataset_pairs=200)
+    rows = _read(sheet)
+    chars = [(n, r) for n, r in enumerate(rows, 1) if r[2] == "dataset" and r[1].endswith(":CHAR")][:4]
+    bad = ['{"answer": null}', '{"answer_struct": null}', "1", '{"answer": "x", "answer_struct": 5}']
+    for (_, r), value in zip(chars, bad):
+        r[6], r[7] = "correct", value
+    _write(sheet, rows)
+    with pytest.raises(AuditSheetError) as err:
+        ingest(built, sheet)
+    assert sorted(r for r, _ in err.value.problems) == [n for n, _ in chars]
+    assert "CJK ideograph" in str(err.value)
+    assert not (built / "audit" / "decisions.jsonl").exists()
+
+
+def test_gbk_sheet_is_rejected_with_a_clear_message(built, tmp_path):
+    sheet = tmp_path / "s.csv"
+    sample(built, sheet, record_fraction=0.1, dataset_pairs=5)
+    text = sheet.read_text("utf-8-sig")
+    gbk = tmp_path / "gbk.csv"
+    gbk.write_bytes(text.encode("gbk", errors="replace"))
+    with pytest.raises(AuditSheetError, match=r"gbk.csv: not UTF-8 \(byte offset \d+\); save it as 'CSV UTF-8'"):
+        ingest(built, gbk)
+
+
+def test_duplicate_items_and_edited_read_only_cells_are_rejected(built, tmp_path):
+    sheet = tmp_path / "s.csv"
+    sample(built, sheet, record_fraction=0.1, dataset_pairs=20)
+    rows = _read(sheet)
+    items = [(n, r) for n, r in enumerate(rows, 1) if r[2] == "dataset"]
+    (n1, r1), (n2, r2) = items[0], items[1]
+    r1[6] = "reject"
+    dup = list(r1)
+    dup[6] = "ok"
+    r2[4], r2[6] = r2[4] + "（改）", "ok"   # an edited answer instead of a correction
+    rows.append(dup)
+    _write(sheet, rows)
+    with pytest.raises(AuditSheetError) as err:
+        ingest(built, sheet)
+    msgs = dict(err.value.problems)
+    assert f"rows {n1} and {len(rows)}" in msgs[len(rows)]
+    assert "answer_or_value" in msgs[n2] and "correction column" in msgs[n2]
+    assert not (built / "audit" / "decisions.jsonl").exists()
+
+
+def test_a_corrected_evoi_claims_no_rule(built, tmp_path):
+    sheet = tmp_path / "s.csv"
+    sample(built, sheet, record_fraction=0.1, dataset_pairs=5)
+    rows = _read(sheet)
+    evoi = next(r for r in rows if r[1].startswith("bench:") and r[1].endswith(":EVOI"))
+    evoi[6], evoi[7] = "correct", "审校者改写的演变叙述"
+    _write(sheet, rows)
+    ingest(built, sheet)
+    _rebuild(built)
+    got = _bench_rows(built)[evoi[1].removeprefix("bench:")]
+    assert got["answer"] == "审校者改写的演变叙述"
+    assert got["answer_struct"]["evolution"] == "审校者改写的演变叙述" and got["answer_struct"].get("rules", []) == []
+    assert [p["rule"] for p in got["provenance"]] == ["audit.correction"]

@@ -125,7 +125,8 @@ def test_unsafe_model_names_are_rejected(hub, board, name):
         _submit(hub, board, _file(hub["ids"]), name=name)
 
 
-@pytest.mark.parametrize("name", ["Qwen3.5-9B + JieZi-Dataset", "qwen3.5-9b + jiezi-dataset"])
+@pytest.mark.parametrize("name", ["Qwen3.5-9B + JieZi-Dataset", "qwen3.5-9b + jiezi-dataset",
+                                  "Qwen3.5-9B  + JieZi-Dataset"])
 def test_a_paper_row_name_is_reserved(hub, board, name):
     with pytest.raises(lb.SubmissionError, match="reported in the paper"):
         _submit(hub, board, _file(hub["ids"]), name=name)
@@ -152,6 +153,28 @@ def test_unanswered_predictions_are_counted_and_shown(hub, board):
     assert row.details["empty_or_failed"] == n_failed
     empty = CliRunner().invoke(app, ["leaderboard", "show", "--board", str(board.parent / "nowhere")])
     assert empty.exit_code == 0 and "no submissions under" in empty.output
+
+
+def test_a_file_with_no_answer_at_all_is_refused(hub, board):
+    data = _file(hub["ids"], output=None, extra={"error": "APIConnectionError: Connection error."})
+    with pytest.raises(lb.SubmissionError, match=r"all \d+ predictions are empty or failed"):
+        _submit(hub, board, data)
+    assert not (board / "submissions").exists() or not list((board / "submissions").iterdir())
+
+
+def test_a_changed_bench_is_refused_not_mixed(hub, board, tmp_path):
+    bench = tmp_path / "jiezi-bench"
+    shutil.copytree(hub["bench"], bench)
+    lb.submit(_file(hub["ids"]), "model-a", None, board, bench=str(bench))
+    # rebuild the bench with one row fewer, as `jiezi audit ingest` would
+    import pyarrow.parquet as pq
+
+    shard = next(p for p in sorted(bench.rglob("*.parquet")) if "all" in p.parts and "test" in p.name)
+    table = pq.read_table(shard)
+    pq.write_table(table.slice(0, table.num_rows - 1), shard)
+    with pytest.raises(lb.SubmissionError, match="has changed since this board was created"):
+        lb.submit(_file(hub["ids"], output="河"), "model-b", None, board)
+    assert len(lb.submitted_rows(board)) == 1
 
 
 def test_bad_metadata_is_rejected(hub, board, tmp_path):

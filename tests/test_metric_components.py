@@ -195,3 +195,22 @@ def test_f1_from_counts():
     assert f1_from_counts(0, 3, 2) == 0.0
     assert f1_from_counts(1, 0, 2) == 0.0
     assert f1_from_counts(1.5, 2, 2) == pytest.approx(0.75)  # COMI: a BERTScore-weighted count
+
+
+@pytest.mark.parametrize("answer", [
+    "答：水：保留；工：保留",
+    "构件如下：\n水：保留；工：保留",
+    "构件如下：水：保留；工：保留",
+    "构件分析：\n水：保留\n工：保留",
+    "请列出该字的每个构件及其功能、解释和演变类型？\n水：保留；工：保留",
+    "请列出该字的每个构件及其功能、解释和演变类型？\n答案：水：保留；工：保留",
+])
+def test_component_lead_in_is_not_a_component(answer):
+    comps = parse_components(answer)
+    assert [c.name for c in comps] == ["水", "工"]
+    assert all(c.evolution_type == "保留" for c in comps)
+
+
+def test_official_layout_heading_with_colon_is_kept():
+    comps = parse_components("1. 构件水：\n功能=表意；演变类型=保留\n2. 构件工：\n功能=表音；演变类型=保留")
+    assert [c.name for c in comps] == ["水", "工"]

@@ -169,3 +169,52 @@ def test_label_echoed_in_a_denied_question_elsewhere():
 ])
 def test_formation_first_statement(text, labels, yisheng):
     assert extract_formation(text) == (frozenset(labels), yisheng)
+
+
+# ----------------------------------------------------------- echoed questions and options
+@pytest.mark.parametrize(("text", "label"), [
+    ("请判断书体。可选：甲骨文、金文、战国文字、篆书、隶书、楷书、草书。答：篆书", "篆书"),
+    ("可选：甲骨文、金文、战国文字、篆书。该字形属于篆书。", "篆书"),
+    ("选项有：甲骨文、金文、篆书。答案是隶书", "隶书"),
+    ("Options: oracle bone script, bronze inscription, seal script. Answer: seal script", "篆书"),
+    ("该字属于甲骨文、金文还是篆书？回答：金文", "金文"),
+])
+def test_script_answer_marker_and_option_list(text, label):
+    assert extract_script(text) == label
+
+
+def test_structure_answer_marker_and_option_list():
+    assert extract_structure("可选：⿰（左右结构）、⿱（上下结构）。答：⿱") == "⿱"
+    assert extract_structure("可选：⿰（左右结构）、⿱（上下结构）、独体。该字为上下结构") == "⿱"
+    assert extract_structure("可选：⿰、⿱、⿴。Final answer: ⿴") == "⿴"
+
+
+def test_formation_echoed_option_list_is_not_an_answer():
+    options = "可选：象形、指事、会意、形声、转注、假借。"
+    assert extract_formation(options) is None
+    assert extract_formation(options + "该字为会意字。") == (frozenset({"会意"}), False)
+    assert extract_formation(options + "答：形声") == (frozenset({"形声"}), False)
+    assert extract_formation("象形、会意") == (frozenset({"象形", "会意"}), False)  # a real two-label answer
+
+
+@pytest.mark.parametrize("text", ["有人认为是形声，但实为会意", "旧说以为形声字。其实是会意字。",
+                                  "Some say it is phono-semantic, but actually it is an ideogrammic compound."])
+def test_formation_contrast_overrules_hedged_attribution(text):
+    assert extract_formation(text) == (frozenset({"会意"}), False)
+
+
+def test_formation_hedge_without_contrast_is_kept():
+    assert extract_formation("有人认为是形声字。") == (frozenset({"形声"}), False)
+
+
+def test_echoed_question_alone_is_unparseable():
+    from metrics.acce.core import parse_answer
+
+    assert extract_script("该字属于甲骨文还是金文？") is None
+    assert extract_formation("该字是形声字吗？") is None
+    assert extract_structure("该字是左右结构还是上下结构？") is None
+    assert parse_answer("该字的本义是什么？", "ORIM") is None
+    assert parse_answer("请列出该字的每个构件及其功能、解释和演变类型？", "COMR") is None
+    # a question the answer goes on to answer still counts
+    assert extract_formation("该字是形声字吗？不，它是会意字。") == (frozenset({"会意"}), False)
+    assert parse_answer("本义是什么？答：江河", "ORIM") == {"original_meaning": "江河"}

@@ -32,7 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .extract import extract_evolution, extract_functions, strip_attribute_labels
+from .extract import answer_part, extract_evolution, extract_functions, only_question, strip_attribute_labels
 from .normalize import COMPONENT_CHARS, component_key, normalize_text, similarity
 
 SIMILARITY_THRESHOLD = 0.8  # ACCE.md section 2
@@ -519,6 +519,37 @@ def _parse_prose(text: str) -> list[Component]:
             for name, (_, fs, interp) in ordered]
 
 
+# A header before the list ("构件如下：", "构件分析：", "Components:") names no component.
+_HEADER_END = r"(?:如下|以下|分析|拆分|列表|结果|as follows|analysis|breakdown)"
+_HEADER_LINE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[\s*]*:[\s*]*$", re.I)
+_HEADER_CLAUSE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
+_ECHOED_QUESTION = re.compile(r"^[^\n?:]*\?[\s*]*")
+
+
+def _focus(norm: str) -> str:
+    """The component list of a normalised answer: after the last answer marker (答：), without
+    leading echoed question sentences and a leading header ("构件如下："); "" when the answer
+    is only an echoed question."""
+    text = answer_part(norm)
+    if only_question(text):
+        return ""
+    while True:
+        lines = text.split("\n")
+        first = lines[0]
+        if _HEADER_LINE.match(first) and not extract_functions(first) and extract_evolution(first) is None:
+            text = "\n".join(lines[1:]).strip()
+            continue
+        q = _ECHOED_QUESTION.match(text)
+        if q and text[q.end():].strip():
+            text = text[q.end():]
+            continue
+        h = _HEADER_CLAUSE.match(text)
+        if h and not extract_functions(h.group()) and extract_evolution(h.group()) is None:
+            text = text[h.end():]
+            continue
+        return text
+
+
 def parse_components(text: str | None) -> list[Component] | None:
     """Parse a component answer into a list of ``Component`` (first mention of a name wins).
 
@@ -529,7 +560,9 @@ def parse_components(text: str | None) -> list[Component] | None:
     raw = str(text)
     comps = _parse_json(raw)
     if not comps:
-        norm = normalize_text(raw)
+        norm = _focus(normalize_text(raw))
+        if not norm:
+            return None
         comps = (_parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm)
                  or _parse_pairs(norm) or _parse_prose(norm))
     return dedupe(comps) or None

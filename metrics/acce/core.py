@@ -38,7 +38,7 @@ from .components import (
     match_components,
     parse_components,
 )
-from .extract import extract_character, extract_formation, extract_script, extract_structure
+from .extract import answer_part, extract_character, extract_formation, extract_script, extract_structure, only_question
 from .judge import SCALE, Judge, JudgeRequest, judge_from_env
 from .labels import COMPONENT_SUBTASKS, FORMATIONS, METRICS, SCRIPT_SCORING_ALIAS, SPLITS, SUBTASKS
 from .normalize import normalize_char, normalize_text
@@ -187,7 +187,9 @@ _MEANING_LABEL = re.compile(r"^\s*(?:[*#>\-\s]*)?(?:\*\*)?(?:本义|原义|字�
 
 
 def _meaning_text(text: str | None) -> str:
-    norm = normalize_text(text, keep_lines=False)
+    norm = answer_part(normalize_text(text, keep_lines=False))
+    if only_question(norm):  # an echoed question answers nothing
+        return ""
     return _MEANING_LABEL.sub("", norm).strip(" *")
 
 

@@ -263,6 +263,96 @@ def _bare(text: str) -> str:
     return _STRIP.sub("", text)
 
 
+# ------------------------------------------------------------- answer focus (echoes)
+# Bench questions list the label options and answers often echo the question; these helpers
+# cut an answer down to the part that answers.
+# An explicit answer marker: only the text after the last one is the answer.
+_ANSWER_MARKER = re.compile(r"(?:final\s+answer|answer)\s*(?:is\s*)?:|(?:the\s+)?final\s+answer\s+is\b|"
+                            r"答案\s*(?:是|为)\s*:?|(?:答案|回答|答)\s*:", re.I)
+# An option-list lead-in ("可选：", "选项有：", "Options:").
+_OPTIONS_LEAD = re.compile(r"(?:可选(?:项|的?(?:答案|标签|类型|选项))?|选项|候选(?:项|答案|标签)?|"
+                           r"\b(?:options?|choices?)\b(?:\s+(?:are|include))?)\s*(?:有|为|包括|如下)?\s*:?\s*", re.I)
+_OPTION_SEP = re.compile(r"\s*(?:[、,/|]|或者?|和|与|及|还是|\bor\b|\band\b)\s*", re.I)
+_OPTION_GLOSS = re.compile(r"\s*\([^()\n]{0,16}\)")
+# A hedged attribution ("有人认为", "旧说", "some say") and the contrast that overrules it.
+_HEDGE = re.compile(r"有人认为|有人以为|有学者认为|或说|或以为|旧说|一说|\bsome (?:say|argue|scholars?|believe)\b", re.I)
+_CONTRAST = re.compile(r"(?P<keep>实为|实则|其实|实际上)|但是|但|而(?!且|后|来|成)|\bhowever\b|\bbut(?:\s+actually)?\b", re.I)
+_QUESTION_SENTENCE = re.compile(r"[^。;!?\n]*(?:[?]|[吗么]\s*(?:[。\n]|$))")
+
+
+def answer_part(norm: str) -> str:
+    """The text after the last explicit answer marker (答：, 答案是, Answer:), or ``norm``."""
+    last = None
+    for m in _ANSWER_MARKER.finditer(norm):
+        last = m
+    if last is not None and norm[last.end():].strip(" \n.。"):
+        return norm[last.end():].strip()
+    return norm
+
+
+def only_question(norm: str) -> bool:
+    """True when ``norm`` is nothing but question sentences (an echoed question)."""
+    rest = _QUESTION_SENTENCE.sub("", norm) if norm else ""
+    return bool(norm.strip()) and not rest.strip(" \n.。,;:")
+
+
+def drop_options(norm: str, mentions_of) -> str:
+    """``norm`` without option-list clauses ("可选：甲骨文、金文、篆书"): the lead-in and the
+    run of labels after it (``mentions_of(text)`` lists label mentions); a lead-in followed by
+    no label run drops its clause."""
+    out, pos = [], 0
+    for lead in _OPTIONS_LEAD.finditer(norm):
+        if lead.start() < pos:
+            continue
+        starts = {m.start: m for m in mentions_of(norm)}
+        p, end, n = lead.end(), lead.end(), 0
+        while True:
+            q = p
+            while q < len(norm) and norm[q] in " \"'「『《":
+                q += 1
+            m = starts.get(q)
+            if m is None:
+                break
+            n += 1
+            p = end = m.end
+            g = _OPTION_GLOSS.match(norm, p)
+            if g:
+                p = end = g.end()
+            sep = _OPTION_SEP.match(norm, p)
+            if not sep:
+                break
+            p = sep.end()
+        if n == 0:
+            stop = _CLAUSE_END.search(norm, lead.end())
+            end = stop.start() if stop else len(norm)
+        out.append(norm[pos:lead.start()])
+        pos = end
+    out.append(norm[pos:])
+    return "".join(out)
+
+
+def drop_hedged(norm: str) -> str:
+    """Drop a hedged attribution overruled by a contrast: "有人认为是形声，但实为会意" ->
+    "实为会意"; a hedge with no contrast after it is kept."""
+    h = _HEDGE.search(norm)
+    if h is None:
+        return norm
+    c = _CONTRAST.search(norm, h.end())
+    if c is None:
+        return norm
+    return norm[:h.start()] + norm[c.start() if c.group("keep") else c.end():]
+
+
+def focus(norm: str, mentions_of=None) -> str:
+    """The answering part of a normalised answer: after the last answer marker, option lists
+    and overruled hedges dropped; "" when it is only an echoed question."""
+    text = answer_part(norm)
+    if mentions_of is not None:
+        text = drop_options(text, mentions_of)
+    text = drop_hedged(text)
+    return "" if only_question(text) else text
+
+
 # ----------------------------------------------------------------------- extractors
 @functools.lru_cache(maxsize=1 << 15)
 def extract_script(text: str | None) -> str | None:
@@ -272,7 +362,7 @@ def extract_script(text: str | None) -> str | None:
     -> ``"篆书"``; ``"不是金文，是甲骨文"`` -> ``"甲骨文"``. The 简体 -> 楷书 equivalence of
     ACCE.md is applied when scoring, not here.
     """
-    norm = normalize_text(text)
+    norm = focus(normalize_text(text), lambda t: find_mentions(t, _SCRIPT_RES))
     if not norm:
         return None
     bare = _bare(norm)
@@ -295,6 +385,10 @@ def _idc_mentions(text: str) -> list[Mention]:
     return out
 
 
+def _structure_mentions(norm: str) -> list[Mention]:
+    return sorted(_idc_mentions(norm) + find_mentions(norm, _STRUCTURE_RES), key=lambda m: m.start)
+
+
 @functools.lru_cache(maxsize=1 << 15)
 def extract_structure(text: str | None) -> str | None:
     """Structure label (STRC): one IDC of ``labels.STRUCTURES`` (or a Unicode 15.1 IDC) or 独体.
@@ -304,10 +398,10 @@ def extract_structure(text: str | None) -> str | None:
     skipped. A family name that fits several IDCs (``"半包围"``, a bare ``"包围结构"``) gives
     None unless the answer also names the IDC.
     """
-    norm = normalize_text(text)
+    norm = focus(normalize_text(text), _structure_mentions)
     if not norm:
         return None
-    mentions = sorted(_idc_mentions(norm) + find_mentions(norm, _STRUCTURE_RES), key=lambda m: m.start)
+    mentions = _structure_mentions(norm)
     # An IDC and a name inside one parenthesised pair ("⿰（左右结构）") agree by construction.
     return _choose_single([m for m in mentions if m.labels != (_FAMILY,)])
 
@@ -328,7 +422,7 @@ def extract_formation(text: str | None) -> tuple[frozenset[str], bool] | None:
     ``"会意字，上部象形"`` -> {会意}). ``"形声兼会意"`` / ``"亦声"`` -> ({会意, 形声}, True).
     Returns None when no formation is asserted (only negated mentions, or none).
     """
-    norm = normalize_text(text)
+    norm = focus(normalize_text(text), lambda t: find_mentions(t, _FORMATION_RES))
     if not norm:
         return None
     mentions = _asserted(find_mentions(norm, _FORMATION_RES))
@@ -436,7 +530,7 @@ def extract_character(text: str | None) -> str | None:
     Negated candidates (``"不是「河」"``) are skipped. An IDS string (``"⿰氵工"``) is
     accepted where a whole answer or a quotation gives one.
     """
-    norm = _EMPHASIS.sub("", normalize_text(text))
+    norm = focus(_EMPHASIS.sub("", normalize_text(text)))
     if not norm:
         return None
     bare = _bare(norm)
