@@ -29,10 +29,8 @@ from pathlib import Path
 
 import datasets
 
-LEVELS = ("L1", "L2", "L3", "L4")
-SPLITS = ("test", "unseen_characters", "unseen_glyphs")
-# template kinds whose rows also belong to another level's config
-EXTRA_LEVELS = {"COMP_FULL": ("L4",)}
+from builder.qa_templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
+from metrics.acce.labels import LEVELS, SPLIT_FLAG_COLUMNS, SPLITS
 
 FEATURES = datasets.Features({
     "id": datasets.Value("string"),
@@ -112,9 +110,8 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
                 row = json.loads(line)
                 if not in_config(row["level"], row["kind"], self.config.name):
                     continue
-                if split == "unseen_characters" and not row["unseen_character"]:
-                    continue
-                if split == "unseen_glyphs" and not row["unseen_glyph"]:
+                flag = SPLIT_FLAG_COLUMNS.get(split)
+                if flag and not row[flag]:
                     continue
                 if row["image"] not in cache:
                     cache = {row["image"]: (Path(images) / row["image"]).read_bytes()}

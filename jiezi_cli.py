@@ -23,7 +23,6 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _main() -> None:
     """JieZi: Ancient Chinese Character Exegesis (ACCE) on the Hugging Face stack."""

@@ -32,10 +32,8 @@ from pathlib import Path
 
 import datasets
 
-from jiezi_bench import records_dir_of
-
-LEVELS = ("L1", "L2", "L3", "L4")
-EXTRA_LEVELS = {"COMP_FULL": ("L4",)}
+from jiezi_bench import in_config as _row_in_config, records_dir_of
+from metrics.acce.labels import LEVELS
 SHARDS = 16  # input shards; download_and_prepare(num_proc=N) hands them to N processes
 
 
@@ -106,7 +104,7 @@ def to_messages(qas: list[dict], lang: str = "zh") -> list[dict]:
 
 def in_config(qa: dict, config: str) -> bool:
     """Whether a QA turn belongs to ``config`` (``all`` or its level)."""
-    return config == "all" or qa["level"] == config or config in EXTRA_LEVELS.get(qa["kind"], ())
+    return _row_in_config(qa["level"], qa["kind"], config)
 
 
 @dataclass

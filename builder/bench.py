@@ -204,10 +204,12 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     drawable = sorted(
         (k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in ("楷书", "简体")),
         key=lambda k: _h(seed, "unseen-glyph", *k))
+    n_unseen = sum(pairs_in_bench[p] for p in plan.unseen_glyphs)
     for k in drawable:
-        if sum(pairs_in_bench[p] for p in plan.unseen_glyphs) >= n_target:
+        if n_unseen >= n_target:
             break
         plan.unseen_glyphs.add(k)
+        n_unseen += pairs_in_bench[k]
 
     # the second component question, ~COMPONENT_RATIO per image
     n_second = round(len(chosen) * (COMPONENT_RATIO - 1))

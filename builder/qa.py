@@ -640,12 +640,6 @@ def _exegesis(facts: Facts, image: GlyphImage, qa, image_prov) -> QA:
         prov += _prov("structure", p)
         struct["structure"] = v
     if facts.components:
-        items = []
-        for x in facts.components:
-            bit = f"「{x.name}」"
-            if x.functions:
-                bit += "、".join(x.functions)
-            items.append(bit)
         part_zh.append("由" + "、".join(f"「{x.name}」" for x in facts.components) + "构成")
         part_en.append("components " + ", ".join(x.name for x in facts.components))
         lines_zh, lines_en = _comp_lines(facts.components, functions=all(x.functions for x in facts.components),
@@ -701,10 +695,9 @@ def dataset_qa(facts: Facts, image: GlyphImage, seed: int, stats: Counter | None
     n = rng.randint(min_pairs, max_pairs)
     chosen: list[str] = []
     for level in labels.LEVELS:
-        opts = [k for k in avail if T.KINDS[k][1] == level or level in T.EXTRA_LEVELS.get(k, ())]
-        opts = [k for k in opts if k not in chosen]
-        if any(T.KINDS[k][1] == level or level in T.EXTRA_LEVELS.get(k, ()) for k in chosen):
+        if any(T.in_level(k, level) for k in chosen):
             continue
+        opts = [k for k in avail if T.in_level(k, level) and k not in chosen]
         if opts:
             chosen.append(rng.choice(opts))
         elif stats is not None:

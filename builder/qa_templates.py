@@ -47,6 +47,12 @@ KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 # carries COME (L4) as well as COMR/COMF/COMI (L2); the exegesis covers every level.
 EXTRA_LEVELS: dict[str, tuple[str, ...]] = {"COMP_FULL": ("L4",)}
 
+
+def in_level(kind: str, level: str) -> bool:
+    """Whether rows of template ``kind`` belong to ``level`` (its own or an extra one)."""
+    return KINDS[kind][1] == level or level in EXTRA_LEVELS.get(kind, ())
+
+
 SCRIPT_OPTIONS_ZH = "、".join(labels.SCRIPTS)
 SCRIPT_OPTIONS_EN = ", ".join(f"{en} ({zh})" for zh, en in labels.SCRIPTS.items())
 STRUCTURE_OPTIONS_ZH = "、".join(

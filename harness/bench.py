@@ -13,10 +13,11 @@ import hashlib
 import json
 from pathlib import Path
 
-from builder.published import load_hub_layout, local_data_files
+from builder.published import load_hub_layout
+from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
 BENCH_CONFIGS = ("L1", "L2", "L3", "L4", "all")
-BENCH_SPLITS = ("test", "unseen_characters", "unseen_glyphs")
+BENCH_SPLITS = SPLITS  # the one definition: metrics/acce/labels.py
 # Columns a bench must have for the harness to run and score it (ARCHITECTURE.md).
 BENCH_COLUMNS = ("id", "image", "image_id", "question", "answer_struct", "subtask", "metrics", "script",
                  "unseen_character", "unseen_glyph")
@@ -112,12 +113,7 @@ def fingerprint(ds) -> str:
 
 def splits_of(row: dict) -> list[str]:
     """The generalisation splits a bench row belongs to besides ``test``."""
-    out = []
-    if row.get("unseen_character"):
-        out.append("unseen_characters")
-    if row.get("unseen_glyph"):
-        out.append("unseen_glyphs")
-    return out
+    return [split for split, column in SPLIT_FLAG_COLUMNS.items() if row.get(column)]
 
 
 def question_kind(row: dict) -> str:

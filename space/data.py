@@ -25,7 +25,7 @@ DEFAULT_DATASET = "jiezi/dataset"
 SPACE_STORAGE = Path("/data")
 PAGE_SIZE = 12
 
-BENCH_SPLITS = ("test", "unseen_characters", "unseen_glyphs")
+BENCH_SPLITS = labels.SPLITS
 DATASET_SPLITS = ("train",)
 ALL = "全部 all"
 

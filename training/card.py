@@ -14,11 +14,12 @@ import json
 import os
 from pathlib import Path
 
+from metrics.acce.labels import LEVELS, METRICS
 from training.sft import RUN_RECORD
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "cards" / "model_card.jinja"
-METRIC_KEYS = ("CHAR", "SCRC", "STRC", "COMR", "COMF", "COMI", "FORC", "ORIM", "COME", "EVOI_FAC", "EVOI_SCE")
-LEVEL_KEYS = ("L1", "L2", "L3", "L4", "macro")
+METRIC_KEYS = METRICS  # the eleven score keys, in Table 10's order
+LEVEL_KEYS = (*LEVELS, "macro")
 # Table-6 settings first, in the paper's order, then the rest of the recorded settings.
 _SETTING_ORDER = ("per_device_train_batch_size", "gradient_accumulation_steps", "learning_rate", "lr_scheduler_type",
                   "warmup_steps", "weight_decay", "optim", "max_length", "num_train_epochs", "bf16")

@@ -120,7 +120,7 @@ def _check(row: dict) -> tuple[tuple[str, str] | None, tuple[int, int] | None]:
                 return ("messages", f"turn {i}: an assistant turn holds an image"), None
             if not text.strip():
                 return ("messages", f"turn {i}: empty assistant answer"), None
-    if first is None or first != ("user", 1):
+    if first != ("user", 1):
         return ("messages", "the first user turn must come first and carry the one image placeholder"), None
     if placeholders != 1:
         return ("messages", f"expected 1 image placeholder in all turns, got {placeholders}"), None

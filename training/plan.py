@@ -25,6 +25,7 @@ Tokens per row (sequence length the model sees, cut at ``max_length``):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import asdict, dataclass
@@ -80,12 +81,14 @@ class Plan:
         return asdict(self)
 
 
+@functools.lru_cache(maxsize=4096)
 def image_tokens(width: int, height: int, patch_size: int, merge_size: int, min_pixels: int, max_pixels: int) -> int:
     """Visual tokens of one image for a Qwen-VL model (transformers' ``smart_resize``).
 
     The image is resized to multiples of ``patch_size * merge_size`` pixels with a pixel
     count in ``[min_pixels, max_pixels]``; each ``merge_size x merge_size`` block of
     patches becomes one token. Raises ``ValueError`` for an aspect ratio above 200.
+    Cached: glyph images come in few sizes and the estimate calls this once per row.
     """
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
 

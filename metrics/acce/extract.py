@@ -91,6 +91,7 @@ _FAMILY = "?"  # label of a family mention in find_mentions output (never return
 # The IDC code points themselves (Unicode 15.1 ones included: parsed, never remapped).
 _IDC_SET = "⿰⿱⿲⿳⿴⿵⿶⿷⿸⿹⿺⿻⿼⿽⿾⿿㇯"
 IDC_CHARS_SET = frozenset(_IDC_SET)
+_IDC_RE = re.compile(f"[{_IDC_SET}]")
 
 FORMATION_SYNONYMS: dict[str, tuple[str, ...]] = {
     "象形": (r"象形", r"pictograph\w*", r"pictogram\w*", r"pictorial character"),
@@ -164,10 +165,8 @@ class Mention:
 
 
 def _compile(table: dict[str, tuple[str, ...]], extra: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()):
-    compiled = [(re.compile("|".join(f"(?:{p})" for p in pats), re.I), (label,)) for label, pats in table.items()]
-    for labels, pats in extra:
-        compiled.append((re.compile("|".join(f"(?:{p})" for p in pats), re.I), labels))
-    return compiled
+    groups = [((label,), pats) for label, pats in table.items()] + list(extra)
+    return [(re.compile("|".join(f"(?:{p})" for p in pats), re.I), labels) for labels, pats in groups]
 
 
 _SCRIPT_RES = _compile(SCRIPT_SYNONYMS)
@@ -301,10 +300,12 @@ def drop_options(norm: str, mentions_of) -> str:
     run of labels after it (``mentions_of(text)`` lists label mentions); a lead-in followed by
     no label run drops its clause."""
     out, pos = [], 0
+    starts: dict[int, Mention] | None = None  # label mentions by start, found once when a lead-in is seen
     for lead in _OPTIONS_LEAD.finditer(norm):
         if lead.start() < pos:
             continue
-        starts = {m.start: m for m in mentions_of(norm)}
+        if starts is None:
+            starts = {m.start: m for m in mentions_of(norm)}
         p, end, n = lead.end(), lead.end(), 0
         while True:
             q = p
@@ -376,7 +377,7 @@ def _idc_mentions(text: str) -> list[Mention]:
     """IDC code points; an IDS sequence counts once, by its first (top-level) IDC."""
     out = []
     pos = 0
-    for m in re.finditer(f"[{_IDC_SET}]", text):
+    for m in _IDC_RE.finditer(text):
         if m.start() < pos:
             continue
         end = _ids_end(text, m.start())
