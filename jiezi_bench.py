@@ -1,7 +1,7 @@
 """JieZi-Bench as a ``datasets.GeneratorBasedBuilder`` (one question per row).
 
 datasets >= 4 runs no loading scripts from the Hub, so this builder runs at build time:
-``jiezi publish`` (``builder/publish.py``) prepares every config to parquet and writes the
+``jiezi publish`` (``builder/publish/write.py``) prepares every config to parquet and writes the
 Hub layout, and users load the published folder or repo with the ordinary
 ``load_dataset("jiezi/bench", "L4", split="test")``. It can also be used directly::
 
@@ -9,7 +9,7 @@ Hub layout, and users load the published folder or repo with the ordinary
     b = JieZiBench(config_name="L1", data_dir="out")   # the `jiezi build` folder
     b.download_and_prepare(); ds = b.as_dataset(split="unseen_characters")
 
-Input: ``<data_dir>/qa/bench.jsonl`` (written by ``builder/qa_stage.py``) and the glyph
+Input: ``<data_dir>/qa/bench.jsonl`` (written by ``builder/qa/stage.py``) and the glyph
 images under the records folder named in ``<data_dir>/qa/fingerprint.json`` (or
 ``records_dir=``). Configs ``L1``..``L4`` keep the rows of that level (the shared
 component question, scored on COME too, is in L2 and L4) and ``all`` keeps every row.
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import datasets
 
-from builder.qa_templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
+from builder.qa.templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
 from metrics.acce.labels import LEVELS, SPLIT_FLAG_COLUMNS, SPLITS
 
 FEATURES = datasets.Features({

@@ -1,7 +1,7 @@
 """JieZi-Dataset as a ``datasets.GeneratorBasedBuilder`` (TRL-ready, one glyph image per row).
 
 datasets >= 4 runs no loading scripts from the Hub, so this builder runs at build time:
-``jiezi publish`` (``builder/publish.py``) prepares every config to parquet shards in the
+``jiezi publish`` (``builder/publish/write.py``) prepares every config to parquet shards in the
 Hub layout, and users load the published folder or repo with
 ``load_dataset("jiezi/dataset", "all", split="train")``. Direct use::
 
@@ -10,7 +10,7 @@ Hub layout, and users load the published folder or repo with
     b.download_and_prepare(); ds = b.as_dataset(split="train")
 
 Input: ``<data_dir>/qa/dataset.jsonl``, ``qa/records_gallery.jsonl`` and
-``qa/gallery_records.jsonl`` (written by ``builder/qa_stage.py``) and the images of the records folder named in
+``qa/gallery_records.jsonl`` (written by ``builder/qa/stage.py``) and the images of the records folder named in
 ``qa/fingerprint.json`` (or ``records_dir=``).
 
 Configs ``L1``..``L4`` keep, per image, the QA turns of that level only (rows with no

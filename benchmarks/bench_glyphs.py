@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from builder.glyphs import collect_images, default_fonts
+from builder.glyphs.collect import collect_images, default_fonts
 from builder.skips import SkipLog
 
 REPO = Path(__file__).resolve().parent.parent

@@ -28,8 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from builder.records import BuildOptions, build  # noqa: E402
-from builder.sources import resolve_sources_dir  # noqa: E402
+from builder.records.build import BuildOptions, build  # noqa: E402
+from builder.sources.registry import resolve_sources_dir  # noqa: E402
 
 TARGET_S, TARGET_GB = 300.0, 4.0
 

@@ -1,18 +1,20 @@
 """`jiezi` commands of the builder stages (registered by jiezi_cli.py).
 
-- ``jiezi sources fetch|check``: the source cache (builder/cli_records.py)
-- ``jiezi build records``: paper stages 1-2, records and glyph images (builder/cli_records.py)
-- ``jiezi records show|export-official|import-official``: read records, the official layout (builder/cli_records.py)
-- ``jiezi build``: the whole flow, records -> QA -> JieZi-Dataset + JieZi-Bench (builder/cli_publish.py)
-- ``jiezi audit sample|ingest``: the expert-in-the-loop review sheets (builder/cli_publish.py)
-- ``jiezi publish``: write / push the Hub folders (builder/cli_publish.py)
+- ``jiezi sources fetch|check``: the source cache (builder/records/cli.py)
+- ``jiezi build records``: paper stages 1-2, records and glyph images (builder/records/cli.py)
+- ``jiezi records show|export-official|import-official``: read records, the official layout (builder/records/cli.py)
+- ``jiezi build``: the whole flow, records -> QA -> JieZi-Dataset + JieZi-Bench (builder/publish/cli.py)
+- ``jiezi audit sample|ingest``: the expert-in-the-loop review sheets (builder/publish/cli.py)
+- ``jiezi publish``: write / push the Hub folders (builder/publish/cli.py)
 """
 
 from __future__ import annotations
 
 import typer
 
-from builder import cli_publish, cli_records
+from builder.publish import cli as cli_publish
+
+from builder.records import cli as cli_records
 
 
 def register(app: typer.Typer) -> None:

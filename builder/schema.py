@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 SCHEMA_VERSION = "1.0"
 
-# Sources a value can come from: the registry names of builder/sources.py, plus
+# Sources a value can come from: the registry names of builder/sources/registry.py, plus
 # "duan" for 段玉裁's notes (read from the shuowen files, but a separate authority when
 # sources are counted for agreement), "rule" for values derived by a named rule from
 # other grounded values (COME / EVOI), and "llm" (kept for values an LLM wrote itself;
@@ -82,7 +82,7 @@ class Grounded(_Model, Generic[T]):
 
     ``agree`` lists the sources whose own reading gives the same value (after
     normalisation: OpenCC traditional/simplified, radical aliases); ``disagree`` maps a
-    source to its differing value (as text). Both are filled by ``builder/align.py``.
+    source to its differing value (as text). Both are filled by ``builder/records/align.py``.
     """
 
     value: T

@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from builder.published import load_hub_layout
+from builder.publish.read import load_hub_layout
 from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
 BENCH_CONFIGS = ("L1", "L2", "L3", "L4", "all")

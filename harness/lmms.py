@@ -45,7 +45,7 @@ def write_task_folder(output: str | Path, bench: str | None = None) -> Path:
         text = re.sub(r"^dataset_path: .*$", f"dataset_path: {value}", text, count=1, flags=re.M)
         (dest / TEMPLATE).write_text(text, "utf-8")
         if local.is_dir():
-            from builder.published import local_data_files
+            from builder.publish.read import local_data_files
 
             for level in ("l1", "l2", "l3", "l4"):
                 path = dest / f"jiezi_bench_{level}.yaml"

@@ -1,7 +1,7 @@
 """Answers and context texts rendered from GlyphRecord values, in the bench's formats.
 
 The retrieval baseline answers with these, so its answers read like the bench
-references (``builder/qa.py`` writes the same shapes) and ``metrics.acce`` parses them
+references (``builder/qa/compose.py`` writes the same shapes) and ``metrics.acce`` parses them
 exactly: ``⿰（左右结构）``, ``形声（亦声，形声兼会意）``, one line per component
 ``1. 构件「氵」：功能=表意；演变类型=保留；解释=…``. The RAG and dictionary-context
 strategies render retrieved records with :func:`record_context` / :func:`dictionary_entry`.

@@ -22,7 +22,7 @@ first, then its other scripts) and, where the records lack a value (evolution ty
 narratives are derived at the QA stage, not stored in records), from its images' QA turns
 in JieZi-Dataset's ``all`` config, read with ``metrics.acce.core.parse_answer``. The
 gallery never holds bench images, and for bench characters its records carry no
-Shuowen / Duan text (``builder.qa_stage.gallery_record``), so no reference leaks in.
+Shuowen / Duan text (``builder.qa.stage.gallery_record``), so no reference leaks in.
 Answers are rendered in the bench's formats (:mod:`harness.render`).
 """
 

@@ -118,9 +118,9 @@ def predictions_path(output: Path, wording: int = 0) -> Path:
 
 
 def template_paraphrases(kind: str, original: str, n: int) -> list[str]:
-    """Up to ``n`` phrasings of template ``kind`` from ``builder.qa_templates`` (the
+    """Up to ``n`` phrasings of template ``kind`` from ``builder.qa.templates`` (the
     builder's other wordings) that differ from ``original``."""
-    from builder import qa_templates
+    from builder.qa import templates as qa_templates
 
     if kind not in qa_templates.TEMPLATES:
         return []

@@ -1,6 +1,6 @@
 """The Hub Space folder: ``app.py``, the Space ``README.md`` (YAML front matter) and
 ``requirements.txt`` at the root, beside the packages the app imports (``space``,
-``harness``, ``metrics``, and ``builder.published``), copied from this checkout as they are.
+``harness``, ``metrics``, and ``builder.publish.read``), copied from this checkout as they are.
 
 The Hub runs ``python app.py`` in the Space root; ``space/app.py`` finds its packages
 both there and in the repository, so the same file runs in both places unchanged.
@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = {"space": (".py",), "harness": (".py", ".json"), "metrics": (".py", ".txt")}
 ROOT_FILES = {"app.py": "space/app.py", "README.md": "space/README.md", "requirements.txt": "space/requirements.txt"}
 # Single modules of other packages the app imports: the reader of published folders.
-MODULE_FILES = ("builder/__init__.py", "builder/published.py")
+MODULE_FILES = ("builder/__init__.py", "builder/publish/read.py")
 SKIP_DIRS = {"__pycache__", "lmms_eval_tasks"}
 
 

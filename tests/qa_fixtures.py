@@ -193,8 +193,8 @@ SPECS: dict[str, dict] = {
 
 def _shuowen_raw(sources_dir: Path, entry_id: int) -> dict[str, str]:
     """``raw`` entries of a Shuowen file exactly as the records stage keeps them
-    (builder/adapters/shuowen.py: ``shuowen:<id>`` and ``duan:<id>`` line texts)."""
-    from builder.adapters.shuowen import parse_entry
+    (builder/sources/adapters/shuowen.py: ``shuowen:<id>`` and ``duan:<id>`` line texts)."""
+    from builder.sources.adapters.shuowen import parse_entry
     from builder.skips import SkipLog
 
     obj = json.loads((sources_dir / "shuowen" / "data" / f"{entry_id}.json").read_text("utf-8"))
@@ -292,8 +292,8 @@ def write_records(sources_dir: Path, out: Path) -> list[GlyphRecord]:
 def build_fixture(sources_dir: Path, out: Path, *, bench_size: int = 8, publish: bool = True, seed: int = 0) -> dict:
     """Records -> QA -> (Hub folders) for the fixture records under ``out``; returns the
     stage report."""
-    from builder.publish import write_hub_folder
-    from builder.qa_stage import build_qa
+    from builder.publish.write import write_hub_folder
+    from builder.qa.stage import build_qa
 
     write_records(sources_dir, out / "records")
     report = build_qa(out / "records", out, seed=seed, bench_size=bench_size, progress=False, duan_notes=False)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builder.glyphs import collect_images
-from builder.glyphs_data import ORACLE_MNIST_CLASSES, GlyphSourceError
+from builder.glyphs.collect import collect_images
+from builder.glyphs.oracle_mnist import ORACLE_MNIST_CLASSES, GlyphSourceError
 from builder.skips import SkipLog
 
 

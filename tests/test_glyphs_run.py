@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from builder.glyphs import collect_images
+from builder.glyphs.collect import collect_images
 from builder.skips import SkipLog
 
 CHARS = ["江", "马", "春", "㲳", "舞"]

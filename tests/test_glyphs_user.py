@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from builder.glyphs import collect_images
-from builder.glyphs_user import canonical_script
+from builder.glyphs.collect import collect_images
+from builder.glyphs.user import canonical_script
 from builder.skips import SkipLog
 
 
@@ -160,7 +160,7 @@ def test_missing_user_source_is_an_error(sources_dir, tmp_path):
 def test_unknown_style_in_a_folder_skips_its_images(tmp_path):
     """A folder's jiezi-source.json with an unknown style: every image is skipped and
     recorded (as a manifest row with that style is), no fallback to 'user'."""
-    from builder.glyphs_user import USER_STYLES, scan_user_sources
+    from builder.glyphs.user import USER_STYLES, scan_user_sources
 
     root = tmp_path / "coll"
     (root / "篆书" / "江").mkdir(parents=True)

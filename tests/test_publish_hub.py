@@ -13,7 +13,7 @@ from huggingface_hub import DatasetCard
 from PIL import Image
 from typer.testing import CliRunner
 
-from builder.publish import MARKER, PublishError, check_target, write_hub_folder
+from builder.publish.write import MARKER, PublishError, check_target, write_hub_folder
 from jiezi_cli import app
 from qa_fixtures import build_fixture, write_records
 
@@ -139,7 +139,7 @@ def test_jiezi_build_writes_report_and_is_cached(sources_dir, tmp_path):
 
 
 def test_push_refuses_an_unfinished_folder(tmp_path):
-    from builder.publish import push
+    from builder.publish.write import push
 
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "README.md").write_text("---\n---\n")
@@ -150,7 +150,7 @@ def test_push_refuses_an_unfinished_folder(tmp_path):
 def test_size_category_uses_the_hub_bins():
     import datasets
 
-    from builder.publish import size_category
+    from builder.publish.write import size_category
 
     hub_bins = json.loads((Path(datasets.__file__).parent / "utils" / "resources" / "size_categories.json")
                           .read_text("utf-8"))
@@ -164,7 +164,7 @@ def test_size_category_uses_the_hub_bins():
 def test_card_size_category_counts_each_row_once(built, name, tmp_path, monkeypatch):
     """The bench's unseen splits are subsets of `test` and every config a subset of `all`:
     the size is the row count of the largest split, not a sum over splits."""
-    import builder.publish as publish
+    import builder.publish.write as publish
 
     out, _ = built
     seen = []

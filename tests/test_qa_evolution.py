@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builder.evolution import RULES, EvidenceIndex, canonical_component, derive
+from builder.qa.evolution import RULES, EvidenceIndex, canonical_component, derive
 from builder.schema import Component, GlyphRecord
 from qa_fixtures import IDS, SW, _shuowen_raw, build_records
 

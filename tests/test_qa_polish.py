@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from builder.qa_polish import Polisher, added_facts
+from builder.qa.polish import Polisher, added_facts
 
 ORIGINAL = "1. 构件「氵」：解释=「氵」（即「水」）为形符，表示字义与「水」有关\n2. 构件「工」：解释=「工」为声符，提示字音"
 FAITHFUL = "1. 构件「氵」：解释=「氵」即「水」，为形符，其字义与「水」有关\n2. 构件「工」：解释=「工」为声符，用以提示字音"

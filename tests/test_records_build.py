@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from builder import records as build_mod
-from builder.fidelity import check_record
-from builder.records import BuildOptions, build
+from builder.records import build as build_mod
+from builder.records.fidelity import check_record
+from builder.records.build import BuildOptions, build
 from builder.schema import BuildReport, GlyphRecord, record_json_schema
-from builder.sources import SourceError
+from builder.sources.registry import SourceError
 from metrics.acce import labels
 
 CHARS = "江背射往舞明马"
@@ -209,7 +209,7 @@ def test_cli_build_show_and_export(sources_dir, tmp_path):
     from typer.testing import CliRunner
 
     from jiezi_cli import app
-    from builder.cli_records import records_app
+    from builder.records.cli import records_app
 
     runner = CliRunner()
     out = tmp_path / "cli"

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from builder.adapters import makemeahanzi, shuowen
-from builder.fidelity import enforce, function_supported, text_supported
-from builder.llm_structurize import LLMStructurizer, paginate, response_schema
+from builder.sources.adapters import makemeahanzi, shuowen
+from builder.records.fidelity import enforce, function_supported, text_supported
+from builder.records.llm_structurize import LLMStructurizer, paginate, response_schema
 from builder.schema import Component, Formation, Grounded, Provenance
-from builder.shuowen_rules import analyse, analyse_variant
+from builder.records.shuowen_rules import analyse, analyse_variant
 from builder.skips import SkipLog
-from builder.structurize import RuleStructurizer, SourceReading
+from builder.records.structurize import RuleStructurizer, SourceReading
 
 
 def sw_entry(sources_dir: Path, entry_id: int):
@@ -237,7 +237,7 @@ def test_llm_failure_falls_back_to_rules_and_is_logged(sources_dir, openai_serve
 
 
 def test_build_with_the_llm_structurizer(sources_dir, openai_server, tmp_path):
-    from builder.records import BuildOptions, build
+    from builder.records.build import BuildOptions, build
     from builder.schema import GlyphRecord
 
     server, url = openai_server

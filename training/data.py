@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.published import load_hub_layout
+from builder.publish.read import load_hub_layout
 
 DEFAULT_DATASET = "out/jiezi-dataset"
 DATASET_CONFIGS = ("L1", "L2", "L3", "L4", "all")

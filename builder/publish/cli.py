@@ -1,0 +1,259 @@
+"""`jiezi build`, `jiezi audit sample|ingest`, `jiezi publish` (the QA/publication work, issue 3).
+
+- ``jiezi build --output DIR [--sources DIR]``: records (``jiezi build records``) -> QA
+  (``DIR/qa``) -> JieZi-Dataset and JieZi-Bench Hub folders (``DIR/jiezi-dataset``,
+  ``DIR/jiezi-bench``) and ``DIR/report.json``. Every stage is cached: a second run with
+  unchanged inputs only checks fingerprints.
+- ``jiezi audit sample --output DIR --sheet S.csv`` / ``jiezi audit ingest S.csv --output DIR``.
+- ``jiezi publish dataset|bench --output DIR (--repo-id ID | --dry-run)``.
+
+Heavy imports happen inside the commands so ``jiezi --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+audit_app = typer.Typer(help="Audit sheets: sample items for expert review, ingest verdicts.", no_args_is_help=True)
+
+
+def _echo_json(obj) -> None:
+    typer.echo(json.dumps(obj, ensure_ascii=False, indent=1))
+
+
+def _run_records(output: Path, sources: Optional[Path], workers: int, user_glyphs: list[Path]) -> Path:
+    """Run the records stage (``builder.records.build.build``) into ``output/records``; it is
+    resumable and reuses its checkpoints, so a rerun is quick. Returns the folder."""
+    try:
+        from builder.records.build import BuildOptions, build
+    except ImportError as exc:
+        raise typer.BadParameter(
+            f"the records stage is not available in this checkout ({exc}); pass built records with --records DIR") from exc
+    out = output / "records"
+    opts = BuildOptions(output=out, sources=sources, workers=workers, user_glyphs=list(user_glyphs),
+                        log=lambda msg: typer.echo(msg, err=True))
+    if build(opts) is None:
+        raise typer.Exit(1)
+    return out
+
+
+def _publish_cached(folder: Path, fingerprint: dict) -> bool:
+    from builder.publish.write import MARKER, code_hash
+
+    marker = folder / MARKER
+    if not marker.exists() or not (folder / "README.md").exists():
+        return False
+    data = json.loads(marker.read_text("utf-8"))
+    built = data.get("built_from", {})
+    return data.get("publish_code") == code_hash() and all(
+        built.get(k) == fingerprint.get(k) for k in ("records_sha256", "seed", "bench_size", "code", "decisions"))
+
+
+def build_all(
+    ctx: typer.Context,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Build folder (records/, qa/, jiezi-dataset/, jiezi-bench/, report.json)."),
+    sources: Optional[Path] = typer.Option(None, "--sources", help="Source cache (default: $JIEZI_SOURCES, else ~/.cache/jiezi/sources)."),
+    records: Optional[Path] = typer.Option(None, "--records", help="Use this existing records folder instead of running the records stage."),
+    workers: int = typer.Option(2, help="Worker processes of the records stage."),
+    user_glyphs: list[Path] = typer.Option([], "--user-glyphs", help="Labelled glyph folder or CSV manifest for the records stage (repeatable)."),
+    seed: int = typer.Option(0, help="Seed for the QA draw and the bench selection."),
+    bench_size: int = typer.Option(1024, help="Number of JieZi-Bench glyph images."),
+    min_pairs: int = typer.Option(5, help="Fewest QA pairs per dataset image."),
+    max_pairs: int = typer.Option(10, help="Most QA pairs per dataset image."),
+    polish_endpoint: Optional[str] = typer.Option(None, help="OpenAI-compatible base URL for the optional LLM polish of reasoning answers."),
+    polish_model: Optional[str] = typer.Option(None, help="Model name for the polish endpoint."),
+    polish_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the polish endpoint's key (optional)."),
+    no_publish: bool = typer.Option(False, "--no-publish", help="Stop after the QA stage (no Hub folders)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild QA and Hub folders even if cached."),
+) -> None:
+    """Run the whole build: records -> QA -> JieZi-Dataset + JieZi-Bench -> Hub folders.
+
+    Writes DIR/report.json with the dataset, bench and leakage counts.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if output is None:
+        raise typer.BadParameter("--output DIR is required", param_hint="--output")
+    from builder.publish.write import PublishError, write_hub_folder
+    from builder.qa.stage import QAStageError, build_qa
+
+    t0 = time.perf_counter()
+    output.mkdir(parents=True, exist_ok=True)
+    timings = {}
+    if records is None:
+        typer.echo("[1/3] records", err=True)
+        records = _run_records(output, sources, workers, user_glyphs)
+    timings["records_s"] = round(time.perf_counter() - t0, 1)
+    polisher = None
+    if polish_endpoint:
+        if not polish_model:
+            raise typer.BadParameter("--polish-model is required with --polish-endpoint")
+        from builder.qa.polish import Polisher
+        polisher = Polisher(polish_endpoint, polish_model, api_key=os.environ.get(polish_key_env),
+                            cache_path=output / "qa" / "polish-cache.jsonl")
+    typer.echo("[2/3] QA pairs, bench selection", err=True)
+    t1 = time.perf_counter()
+    try:
+        qa_report = build_qa(records, output, seed=seed, bench_size=bench_size, min_pairs=min_pairs,
+                             max_pairs=max_pairs, polisher=polisher, force=force, sources_dir=sources)
+    except QAStageError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    timings["qa_s"] = round(time.perf_counter() - t1, 1)
+    folders = {}
+    t2 = time.perf_counter()
+    if not no_publish:
+        typer.echo("[3/3] Hub folders", err=True)
+        fingerprint = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
+        for kind in ("dataset", "bench"):
+            folder = output / f"jiezi-{kind}"
+            if not force and _publish_cached(folder, fingerprint):
+                folders[kind] = {"folder": str(folder), "cached": True}
+                continue
+            try:
+                write_hub_folder(output, kind, folder, report=qa_report, num_proc=workers)
+            except PublishError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(2)
+            folders[kind] = {"folder": str(folder), "cached": False}
+    timings["publish_s"] = round(time.perf_counter() - t2, 1)
+    timings["total_s"] = round(time.perf_counter() - t0, 1)
+    records_report = {}
+    rep_path = Path(records) / "report.json"
+    if rep_path.exists():
+        try:
+            records_report = json.loads(rep_path.read_text("utf-8"))
+        except ValueError:
+            records_report = {}
+    # what needs a reader's attention: a bench smaller than asked for, empty splits
+    warnings = list(qa_report["bench"].get("selection", {}).get("warnings", []))
+    report = {
+        "dataset": qa_report["dataset"],
+        "bench": qa_report["bench"],
+        "leakage": qa_report["leakage"],
+        "warnings": warnings,
+        "records": {**qa_report["records"], **{k: records_report[k] for k in
+                    ("images_by_script", "scripts_covered", "scripts_missing", "fonts", "skipped")
+                    if k in records_report}},
+        "audit": qa_report.get("audit", {}),
+        "skipped": qa_report.get("skipped", {}),
+        "folders": folders,
+        "qa_cached": qa_report.get("cached", False),
+        "timings": timings,
+        "seed": seed,
+    }
+    tmp = output / "report.json.tmp"
+    tmp.write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
+    tmp.replace(output / "report.json")
+    d, b = report["dataset"], report["bench"]
+    typer.echo(f"JieZi-Dataset: {d['qa_pairs']:,} QA pairs, {d['images']:,} images, {d['characters']:,} characters")
+    typer.echo(f"JieZi-Bench: {b['questions']:,} questions, {b['images']:,} images; splits {b['splits']}")
+    typer.echo(f"leakage: {report['leakage']}")
+    skipped = records_report.get("skipped") or {}
+    if skipped:
+        # the records stage's skip counts (user glyphs with an unknown script or style, blank
+        # images, fonts without a glyph ...): every reason is in records/skipped.jsonl
+        typer.echo(f"records skipped: {', '.join(f'{k} {v:,}' for k, v in skipped.items())} "
+                   f"(reasons: {Path(records) / 'skipped.jsonl'})")
+    for w in warnings:
+        typer.echo(f"warning: {w}", err=True)
+    typer.echo(f"report: {output / 'report.json'} ({timings['total_s']} s)")
+
+
+@audit_app.command("sample")
+def audit_sample(
+    output: Path = typer.Option(..., "--output", "-o", help="The `jiezi build` folder."),
+    sheet: Optional[Path] = typer.Option(None, "--sheet", help="CSV to write (default: OUT/audit/sheet-<time>.csv)."),
+    seed: int = typer.Option(0),
+    records_fraction: float = typer.Option(0.10, help="Share of records to review (paper: 10%)."),
+    dataset_pairs: int = typer.Option(5000, help="Dataset QA pairs to review (paper: 5K)."),
+    no_bench: bool = typer.Option(False, "--no-bench", help="Leave the bench items out (the paper checks all)."),
+) -> None:
+    """Draw the paper's audit samples into a review sheet (CSV)."""
+    from builder.qa.audit import sample
+
+    sheet = sheet or output / "audit" / f"sheet-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    try:
+        counts = sample(output, sheet, seed=seed, record_fraction=records_fraction,
+                        dataset_pairs=dataset_pairs, bench=not no_bench)
+    except FileNotFoundError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"wrote {sheet}")
+    _echo_json(counts)
+
+
+@audit_app.command("ingest")
+def audit_ingest(
+    sheet: Path = typer.Argument(..., help="A review sheet filled with verdicts (ok / reject / correct)."),
+    output: Path = typer.Option(..., "--output", "-o", help="The `jiezi build` folder."),
+    rebuild: bool = typer.Option(True, "--rebuild/--no-rebuild", help="Re-run QA and Hub folders with the decisions applied."),
+) -> None:
+    """Read verdicts back, apply them (drop rejected, rewrite corrected) and report error rates per stage."""
+    from builder.qa.audit import AuditSheetError, ingest
+
+    try:
+        rates = ingest(output, sheet)
+    except (AuditSheetError, FileNotFoundError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    _echo_json(rates)
+    if rebuild:
+        from builder.publish.write import write_hub_folder
+        from builder.qa.stage import build_qa
+        from jiezi_bench import records_dir_of
+
+        fp = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
+        report = build_qa(records_dir_of(output), output, seed=fp["seed"], bench_size=fp["bench_size"],
+                          min_pairs=fp["min_pairs"], max_pairs=fp["max_pairs"],
+                          sources_dir=Path(fp["sources_dir"]) if fp.get("sources_dir") else None,
+                          duan_notes=fp.get("duan_notes", True))
+        for kind in ("dataset", "bench"):
+            if (output / f"jiezi-{kind}").exists():
+                write_hub_folder(output, kind, report=report)
+        typer.echo(f"rebuilt with the decisions: audit {report.get('audit')}")
+
+
+def publish(
+    resource: str = typer.Argument(..., help="dataset or bench"),
+    output: Path = typer.Option(..., "--output", "-o", help="The `jiezi build` folder (with qa/)."),
+    repo_id: Optional[str] = typer.Option(None, "--repo-id", help="Hub dataset repo to push to, e.g. jiezi/bench."),
+    folder: Optional[Path] = typer.Option(None, "--folder", help="Where to write the Hub layout (default: OUT/jiezi-<resource>)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Write the exact folder that would be uploaded, push nothing."),
+    private: bool = typer.Option(False, "--private", help="Create the repo as private."),
+    token_env: str = typer.Option("HF_TOKEN", help="Environment variable holding the Hub token."),
+) -> None:
+    """Write the Hub layout (parquet shards per config and split, README card) and push it."""
+    from builder.publish.write import PublishError, push, write_hub_folder
+
+    if resource not in ("dataset", "bench"):
+        raise typer.BadParameter("expected 'dataset' or 'bench'", param_hint="RESOURCE")
+    if not dry_run and not repo_id:
+        raise typer.BadParameter("--repo-id is required unless --dry-run", param_hint="--repo-id")
+    try:
+        path = write_hub_folder(output, resource, folder)
+    except PublishError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    files = sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
+    size = sum((path / f).stat().st_size for f in files)
+    typer.echo(f"wrote {path}: {len(files)} files, {size / 1e6:.1f} MB")
+    if dry_run:
+        for f in files:
+            typer.echo(f"  {f}")
+        return
+    try:
+        url = push(path, repo_id, token=os.environ.get(token_env), private=private)
+    except PublishError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    except Exception as exc:  # network / auth errors from huggingface_hub: say what failed
+        typer.echo(f"error: push to {repo_id} failed: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"pushed: {url}")

@@ -1,0 +1,748 @@
+"""QA pairs from glyph records (the paper's stage 3), for JieZi-Dataset and JieZi-Bench.
+
+A record's fields are first reduced to the *facts* one profile may use
+(:func:`facts_for`):
+
+- ``dataset`` (JieZi-Dataset): answers from makemeahanzi, cjkvi-ids and Unihan
+  (ACCE.md section 4). Where these have no Chinese text, the Shuowen gloss (ORIM) and the
+  Shuowen-based evolution rules (COME / EVOI) are used for characters that are *not* in
+  JieZi-Bench; for bench characters the dataset falls back to the English gloss and to
+  the evolution rules that need no Shuowen evidence, so the bench's reference texts never
+  appear in training.
+- ``bench`` (JieZi-Bench): references from Shuowen (with Duan's notes) and Unihan, and a
+  fact is kept only where independent sources agree (the records' ``agree`` /
+  ``disagree``; the Shuowen gloss confirmed by Duan's edition).
+
+Then :func:`dataset_qa` draws 5-10 QA pairs per glyph image (at least one per level when
+the record allows, deterministic for a seed) and :func:`bench_qa` makes the bench's rows.
+Factual answers are filled from fields; reasoning answers (COMI, EVOI, the four-level
+exegesis) are composed from grounded fields by rule. Every QA pair keeps the provenance of
+the fields it used and, for categorical and component answers, a structured form.
+A missing field yields no QA pair for that subtask; the reason is counted, never a blank.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from builder import aliases
+from builder.qa import templates as T
+from builder.qa.evolution import (
+    MODERN_SOURCES,
+    EvidenceIndex,
+    Evolution,
+    derive,
+    ids_operands,
+    same_component,
+    written_as,
+)
+from builder.schema import Component, Formation, GlyphImage, GlyphRecord, Provenance
+from metrics.acce import labels
+
+DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})
+BENCH_SOURCES = frozenset({"shuowen", "duan", "unihan"})
+IMAGE_SOURCES = frozenset({"oracle-mnist", "lxgw-seal", "font", "user", "jiezi-official"})
+# An expert's correction from an audit sheet (builder/qa/stage.py ``_audit_prov``): source
+# "user", this rule, entry id "<sheet>:<row>". Both profiles use it, strict or not: the
+# reviewer's word replaces the sources' (it is what the audit is for).
+AUDIT_RULE = "audit.correction"
+
+
+def _audit_provs(provs) -> list[Provenance]:
+    """The audit-correction provenance among ``provs`` (empty when the value is the sources')."""
+    return [p for p in provs if p.source == "user" and p.rule == AUDIT_RULE]
+
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Which sources a QA answer may draw on.
+
+    ``name``: ``"dataset"`` or ``"bench"``; ``sources``: sources for the answers;
+    ``gap_sources``: extra sources used only for ORIM / COME / EVOI of characters the
+    caller does not reserve (dataset: Shuowen for non-bench characters);
+    ``strict``: require cross-source agreement (the bench).
+    """
+
+    name: str
+    sources: frozenset[str]
+    gap_sources: frozenset[str] = frozenset()
+    strict: bool = False
+
+
+DATASET = Profile("dataset", DATASET_SOURCES, gap_sources=frozenset({"shuowen"}))
+BENCH = Profile("bench", BENCH_SOURCES, strict=True)
+
+
+@dataclass
+class CompFact:
+    """One component as a profile may state it."""
+
+    name: str
+    functions: list[str]
+    provenance: list[Provenance]
+    interpretation: str | None = None
+    interpretation_en: str | None = None
+    interpretation_provenance: list[Provenance] = field(default_factory=list)
+    evolution_type: str | None = None
+    evolution_provenance: list[Provenance] = field(default_factory=list)
+
+    def struct(self, *, functions=True, interpretation=True, evolution=True) -> dict:
+        """The component's ``answer_struct`` entry (ARCHITECTURE.md)."""
+        d: dict = {"name": self.name}
+        if functions:
+            d["functions"] = list(self.functions)
+        if interpretation:
+            d["interpretation"] = self.interpretation
+        if evolution:
+            d["evolution_type"] = self.evolution_type
+        return d
+
+
+@dataclass
+class Facts:
+    """The facts of one record usable under one profile, with provenance.
+
+    ``missing`` maps a template kind to the reason it cannot be asked (counted by the
+    stage report).
+    """
+
+    record_id: str
+    character: str
+    script: str
+    profile: str
+    structure: tuple[str, list[Provenance]] | None = None
+    formation: tuple[Formation, list[Provenance]] | None = None
+    components: list[CompFact] = field(default_factory=list)
+    orim: tuple[str, str, list[Provenance], str] | None = None  # zh, en, provenance, kind
+    evolution: Evolution | None = None
+    evolution_sources: frozenset[str] = frozenset()
+    missing: dict[str, str] = field(default_factory=dict)
+    richness: float = 0.0
+
+    def available(self) -> list[str]:
+        """Template kinds this record can answer (image kinds always)."""
+        return [k for k in T.KINDS if k not in self.missing]
+
+
+@dataclass
+class QA:
+    """One question-answer pair.
+
+    ``kind`` is the template kind (:data:`builder.qa.templates.KINDS`), ``subtask`` its
+    ACCE code, ``metrics`` the metric keys a bench row is scored on, ``provenance`` a list
+    of ``{"field", "source", "entry_id", "span", "rule"}`` dicts, ``fields`` the record
+    fields used (the audit drops QA pairs by field).
+    """
+
+    kind: str
+    subtask: str
+    level: str
+    question: str
+    answer: str
+    question_en: str
+    answer_en: str
+    answer_struct: dict
+    metrics: list[str]
+    provenance: list[dict]
+    fields: list[str]
+    template: str
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind, "subtask": self.subtask, "level": self.level,
+            "question": self.question, "answer": self.answer,
+            "question_en": self.question_en, "answer_en": self.answer_en,
+            "answer_struct": self.answer_struct, "metrics": self.metrics,
+            "provenance": self.provenance, "fields": self.fields, "template": self.template,
+        }
+
+
+def _prov(field_name: str, provs: Iterable[Provenance]) -> list[dict]:
+    out, seen = [], set()
+    for p in provs:
+        key = (field_name, p.source, p.entry_id, p.span, p.rule)
+        if key not in seen:
+            seen.add(key)
+            out.append({"field": field_name, **p.model_dump()})
+    return out
+
+
+def _supporters(g) -> set[str]:
+    return set(g.agree) | {p.source for p in g.provenance}
+
+
+# --- facts ------------------------------------------------------------------------------
+
+def _duan_confirms(record: GlyphRecord, gloss: str, index: EvidenceIndex) -> Provenance | None:
+    """Duan's edition repeats the gloss's first clause: a second textual witness.
+
+    Reads Duan's notes kept in the records' ``raw`` (``duan:<id>``, the text Duan quotes).
+    Returns the provenance of the confirming quotation, or None.
+    """
+    head = re.split(r"[。，；.]", gloss.strip())[0].rstrip("也")
+    if not head:
+        return None
+    for key in record.raw:
+        src, _, entry_id = key.partition(":")
+        if src not in ("shuowen", "duan"):
+            continue
+        for quote in index.shuowen_entry(entry_id).get("duan", []):
+            quote = quote.split("\t", 1)[0]
+            if head in quote:
+                return Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.orim.duan_confirms")
+    return None
+
+
+def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[str | None, str | None, list[Provenance]]:
+    """(pinyin, fanqie, provenance) of ``char`` from its records, restricted to sources."""
+    pinyin = fanqie = None
+    provs: list[Provenance] = []
+    for rec in index.records(char):
+        for r in rec.readings:
+            ok = [p for p in r.provenance if p.source in sources]
+            if not ok:
+                continue
+            if r.pinyin and not pinyin:
+                pinyin = r.pinyin
+                provs += ok
+            if r.fanqie and not fanqie and "shuowen" in {p.source for p in ok}:
+                fanqie = r.fanqie
+                provs += ok
+        if pinyin and (fanqie or "shuowen" not in sources):
+            break
+    return pinyin, fanqie, provs
+
+
+def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], index: EvidenceIndex,
+                            sources: frozenset[str], record: GlyphRecord | None = None
+                            ) -> tuple[str, str, list[Provenance]] | None:
+    """Rule ``qa.comi.by_function``: a component explanation composed from its function,
+    the formation and the readings; no fact beyond those fields."""
+    # the radical alias only (氵 -> 水); OpenCC would turn 亏 into 虧, another character
+    name = comp.name
+    canon = aliases.canonical(name) or name
+    alias = f"（即「{canon}」）" if canon != name and len(canon) == 1 else ""
+    shown = written_as(record, name) if record is not None else None
+    if shown is not None:  # the glyph writes 水 as 氵, 老 as 耂
+        alias = f"（字中写作「{shown[0]}」）"
+    funcs = set(comp.functions)
+    provs = list(comp.provenance)
+    form = facts.formation[0].label if facts.formation else None
+    if {"表意", "表音"} <= funcs:
+        zh = f"「{name}」{alias}既表意又表音（亦声），兼示字义与读音"
+        en = f"{name} carries both meaning and sound (a phonetic that is also semantic)"
+    elif "表音" in funcs:
+        py_c, fq_c, p1 = _reading(index, name, sources)
+        py, fq, p2 = _reading(index, facts.character, sources)
+        zh = f"「{name}」为声符，提示字音"
+        en = f"{name} is the phonetic component, indicating the sound"
+        if py_c and py:
+            zh += f"（「{name}」读{py_c}，「{facts.character}」读{py}）"
+            en += f" ({name} is read {py_c}, {facts.character} is read {py})"
+            provs += p1 + p2
+        elif fq_c and fq:
+            zh += f"（「{name}」{fq_c}，「{facts.character}」{fq}）"
+            en += f" ({name}: {fq_c}; {facts.character}: {fq})"
+            provs += p1 + p2
+    elif "表意" in funcs:
+        if form == "形声":
+            zh = f"「{name}」{alias}为形符，表示字义与「{canon}」有关"
+            en = f"{name} is the semantic component: the meaning relates to {canon}"
+        elif form == "会意" and others:
+            zh = f"「{name}」{alias}表意，与{'、'.join(f'「{o}」' for o in others)}会合成义"
+            en = f"{name} carries meaning and combines with {', '.join(others)} to form the sense"
+        elif form == "象形" and not others:
+            zh = f"「{name}」为独体象形，整体象其所指之物"
+            en = f"{name} is a single pictograph depicting what the word names"
+        elif form == "指事" and not others:
+            zh = f"「{name}」为独体指事字，以点画标示其义"
+            en = f"{name} is a single indicative character, marking its sense with strokes"
+        elif form == "指事":
+            zh = f"「{name}」为指事字的构件，以形表意"
+            en = f"{name} is part of an indicative character, showing the sense by its shape"
+        else:
+            zh = f"「{name}」{alias}表意"
+            en = f"{name} carries meaning"
+        if facts.formation:
+            provs += facts.formation[1]
+    elif "符号" in funcs:
+        zh = f"「{name}」为记号构件，不表音义"
+        en = f"{name} is a symbol component, carrying neither sound nor meaning"
+    else:
+        return None
+    return zh, en, [Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.comi.by_function")
+                    for p in provs]
+
+
+def _self_gloss(value: str, record: GlyphRecord) -> bool:
+    """A gloss that is only the character itself (or its other form): no meaning stated."""
+    core = re.sub(r"[也。，、；\s]", "", value)
+    forms = {record.character, record.traditional or "", record.simplified or "", record.form or ""} - {""}
+    return core in forms or core == ""
+
+
+def _component_confirmed(c: Component) -> bool:
+    """Bench rule for one component: Shuowen names it, a modern analysis (cjkvi-ids or
+    makemeahanzi) agrees on it, it has functions, and the agreeing sources outnumber those
+    giving other functions (a source that merely does not list it is no contradiction)."""
+    sources = {p.source for p in c.provenance} | set(c.agree)
+    if "shuowen" not in sources or not (sources & MODERN_SOURCES) or not c.functions:
+        return False
+    return _majority(len(sources), {k: v for k, v in c.disagree.items() if v != "not listed"})
+
+
+def _majority(n_agree: int, disagree: dict) -> bool:
+    """Independent sources confirm a value: at least two agree and they outnumber the
+    sources that say something else (makemeahanzi splitting a pictograph into strokes
+    does not veto Shuowen and cjkvi-ids agreeing that it is 独体)."""
+    return n_agree >= 2 and n_agree > len(disagree)
+
+
+def _layout_matches_shuowen(record: GlyphRecord) -> bool:
+    """A single-source layout is confirmed when the Shuowen analysis agrees with what it
+    arranges: 独体 with one Shuowen component, or first-level IDS operands that are exactly
+    the Shuowen components (radical aliases applied)."""
+    sw = [c for c in record.components if "shuowen" in {p.source for p in c.provenance} | set(c.agree)]
+    if record.structure is None or (not sw and record.components):
+        return False
+    if record.structure is not None and record.structure.value == "独体" and not record.components:
+        form = record.formation
+        return bool(form and form.value.label in ("象形", "指事")
+                    and any(p.source == "shuowen" for p in form.provenance))
+    if record.structure.value == "独体":
+        return len(sw) == 1 and len(record.components) == 1
+    ops = [t for t, _ in ids_operands(record)]
+    if len(ops) != len(sw) or len(sw) != len(record.components):
+        return False
+    return all(any(same_component(o, c.name) for c in sw) for o in ops)
+
+
+def _has_audit(record: GlyphRecord) -> bool:
+    """Whether an audit correction set one of ``record``'s fields."""
+    fields = [record.structure, record.formation, record.original_meaning, record.evolution]
+    return (any(g is not None and _audit_provs(g.provenance) for g in fields)
+            or any(_audit_provs(c.provenance) for c in record.components))
+
+
+def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
+              reserved: bool = False) -> Facts:
+    """Reduce ``record`` to the facts ``profile`` may state.
+
+    ``reserved``: the character is in JieZi-Bench, so the dataset profile must not use its
+    ``gap_sources`` (Shuowen). Returns :class:`Facts`; a kind that cannot be asked is in
+    ``Facts.missing`` with a reason (``"no-structure"``, ``"disagree:formation"`` ...).
+    """
+    f = Facts(record.id, record.character, record.script, profile.name)
+    allowed = profile.sources
+    gap = frozenset() if reserved else profile.gap_sources
+    strict = profile.strict
+
+    # STRC: the IDS sources give the layout; the bench needs a majority of at least two
+    # (two IDS sources, or one and a matching Shuowen analysis): no bench source describes
+    # layout (documented in the card)
+    if record.structure is not None and _audit_provs(record.structure.provenance):
+        f.structure = (record.structure.value, _audit_provs(record.structure.provenance))
+    elif record.structure is not None:
+        s = record.structure
+        sup = _supporters(s) & (MODERN_SOURCES | allowed)
+        if not strict:
+            provs = [p for p in s.provenance if p.source in allowed | MODERN_SOURCES]
+            if provs:
+                f.structure = (s.value, provs)
+        elif _majority(len(sup) + _layout_matches_shuowen(record), s.disagree):
+            f.structure = (s.value, [p for p in s.provenance])
+        else:
+            f.missing["STRC"] = "disagree:structure" if s.disagree else "single-source:structure"
+    if f.structure is None and "STRC" not in f.missing:
+        f.missing["STRC"] = "no-structure"
+
+    # FORC
+    if record.formation is not None and _audit_provs(record.formation.provenance):
+        f.formation = (record.formation.value, _audit_provs(record.formation.provenance))
+    elif record.formation is not None:
+        g = record.formation
+        srcs = {p.source for p in g.provenance}
+        if not strict:
+            provs = [p for p in g.provenance if p.source in allowed | MODERN_SOURCES]
+            if provs:
+                f.formation = (g.value, provs)
+            else:
+                f.missing["FORC"] = "other-source:formation"
+        elif "shuowen" in srcs and _majority(len(_supporters(g)), g.disagree):
+            f.formation = (g.value, list(g.provenance))
+        elif "shuowen" not in srcs:
+            f.missing["FORC"] = "no-shuowen:formation"
+        else:
+            f.missing["FORC"] = "disagree:formation" if g.disagree else "unconfirmed:formation"
+    else:
+        f.missing["FORC"] = "no-formation"
+
+    # components
+    comps: list[CompFact] = []
+    n_ops = len(ids_operands(record))
+    if (not record.components and f.structure and f.structure[0] == "独体" and f.formation
+            and f.formation[0].label in ("象形", "指事")):
+        # a single pictograph (月, 牛): its one component is the character itself
+        # (the official layout's "构件整体"), grounded by the layout and the formation
+        comps = [CompFact(record.character, ["表意"], [
+            Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.single_component")
+            for p in f.structure[1] + f.formation[1]])]
+    elif record.components and all(_audit_provs(c.provenance) for c in record.components):
+        # the reviewer's component list replaces the sources' (complete by their word)
+        comps = [CompFact(c.name, list(c.functions), _audit_provs(c.provenance)) for c in record.components]
+    elif record.components and 0 < len(record.components) < n_ops:
+        # fewer components than the IDS shows (雲 = ⿱雨云 listed with 雨 only): a partial
+        # list would be a wrong answer
+        f.missing["COMP"] = "incomplete-components"
+    elif strict:
+        ok = bool(record.components) and all(_component_confirmed(c) for c in record.components)
+        if ok:
+            comps = [CompFact(c.name, list(c.functions), list(c.provenance)) for c in record.components]
+        else:
+            f.missing["COMP"] = "disagree:components" if record.components else "no-components"
+    else:
+        for c in record.components:
+            provs = [p for p in c.provenance if p.source in allowed | MODERN_SOURCES]
+            if provs:
+                comps.append(CompFact(c.name, list(c.functions), provs))
+        if not record.components:
+            f.missing["COMP"] = "no-components"
+        elif len(comps) < len(record.components):
+            # a component only Shuowen names (往's 㞷): a partial list would be a wrong answer
+            comps = []
+            f.missing["COMP"] = "partial-components"
+    src_by_name = {c.name: c for c in record.components}
+    src_by_name.update({c.name: Component(name=c.name, functions=c.functions, provenance=c.provenance)
+                        for c in comps if c.name not in src_by_name})
+    evo_sources = allowed | gap | MODERN_SOURCES if not strict else BENCH_SOURCES | MODERN_SOURCES
+    if _has_audit(record):
+        evo_sources = evo_sources | {"user"}  # corrected components / formation feed the evolution
+    evo = derive(record, index, evo_sources)
+    f.evolution_sources = evo_sources
+    names = [c.name for c in comps]
+    for cf in comps:
+        src: Component = src_by_name[cf.name]
+        interp_ok = [p for p in src.interpretation_provenance
+                     if p.source in allowed or _audit_provs([p])]
+        if src.interpretation and interp_ok and not _LATIN.search(src.interpretation):
+            cf.interpretation = src.interpretation
+            cf.interpretation_en = f"(source text) {src.interpretation}"
+            cf.interpretation_provenance = interp_ok
+        else:
+            comp = _compose_interpretation(cf, f, [n for n in names if n != cf.name], index,
+                                           allowed | MODERN_SOURCES, record)
+            if comp:
+                cf.interpretation, cf.interpretation_en, cf.interpretation_provenance = comp
+        ce = evo.components.get(cf.name)
+        if src.evolution_type and _audit_provs(src.provenance):
+            cf.evolution_type, cf.evolution_provenance = src.evolution_type, _audit_provs(src.provenance)
+        elif ce is not None:
+            cf.evolution_type, cf.evolution_provenance = ce.type, ce.provenance
+            if ce.rule == "evolution.simplification.sheng" and cf.interpretation and "shuowen" in evo_sources:
+                cf.interpretation += f"；《说文》以为「{cf.name}」之省"
+                cf.interpretation_en = (cf.interpretation_en or "") + f"; Shuowen calls it an abbreviated {cf.name}"
+                cf.interpretation_provenance = cf.interpretation_provenance + ce.provenance
+    f.components = comps
+
+    if not comps:
+        for k in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
+            f.missing[k] = f.missing["COMP"]
+    else:
+        if not all(c.functions for c in comps):
+            for k in ("COMF", "COMP_FULL", "COMP_ASPECT"):
+                f.missing[k] = "no-function"
+        if not all(c.interpretation for c in comps):
+            for k in ("COMI", "COMP_FULL", "COMP_ASPECT"):
+                f.missing.setdefault(k, "no-interpretation")
+        if not all(c.evolution_type for c in comps):
+            for k in ("COME", "COMP_FULL"):
+                f.missing.setdefault(k, "no-evolution-type")
+        if len(comps) < 2:
+            f.missing.setdefault("COMP_ASPECT", "single-component")
+    f.missing.pop("COMP", None)
+
+    # ORIM
+    om = record.original_meaning
+    if om is not None and _self_gloss(om.value, record):
+        f.missing["ORIM"] = "self-gloss:original_meaning"  # Shuowen 巳: "巳也" says nothing
+        om = None
+    if om is not None and _audit_provs(om.provenance):
+        f.orim = (om.value, om.value, _audit_provs(om.provenance), "audit")
+    elif om is not None:
+        srcs = {p.source for p in om.provenance}
+        english = bool(_LATIN.search(om.value))
+        if strict:
+            sw = [p for p in om.provenance if p.source == "shuowen"]
+            confirm = None if not sw else (
+                None if (set(om.agree) - {"shuowen"}) else _duan_confirms(record, om.value, index))
+            if sw and not english and ((set(om.agree) - {"shuowen"}) or confirm):
+                f.orim = (om.value, f"Shuowen gloss: {om.value}", sw + ([confirm] if confirm else []), "shuowen")
+            else:
+                f.missing["ORIM"] = "unconfirmed:original_meaning" if sw else "no-shuowen-gloss"
+        elif not english and srcs & (allowed | gap):
+            provs = [p for p in om.provenance if p.source in allowed | gap]
+            f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
+                      provs, "shuowen" if "shuowen" in srcs else "gloss")
+    # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
+    # the original meaning, and an answer saying "no source has it" would teach a model to
+    # decline. The record's English definition still appears in the record and the Space.
+    if f.orim is None:
+        f.missing.setdefault("ORIM", "no-original-meaning")
+
+    # EVOI
+    min_statements = 2 if strict else 1
+    if len(evo.statements) >= min_statements:
+        f.evolution = evo
+    else:
+        f.missing["EVOI"] = "no-evolution-evidence"
+    if f.evolution is None or f.orim is None or not (f.structure or f.components):
+        f.missing["EXEGESIS"] = "incomplete-levels"
+    if strict:
+        f.missing["EXEGESIS"] = "dataset-only"
+        for k in ("COMR", "COMF", "COMI", "COME"):
+            f.missing.setdefault(k, "dataset-only")
+    else:
+        f.missing.setdefault("COMP_ASPECT", "bench-only")
+
+    sw_raw = sum(len(t) for k, t in record.raw.items() if k.startswith("shuowen:"))
+    f.richness = (min(sw_raw, 2000) / 200 + 2 * len(record.variants) + 3 * len(evo.statements)
+                  + len(comps) + (2 if f.orim else 0))
+    return f
+
+
+# --- rendering --------------------------------------------------------------------------
+
+def _struct_label(s: str) -> tuple[str, str]:
+    if s == "独体":
+        return "独体（独体字）", "独体 (single component)"
+    return f"{s}（{labels.STRUCTURE_ZH[s]}）", f"{s} ({labels.STRUCTURES[s]})"
+
+
+def _formation_text(form: Formation) -> tuple[str, str]:
+    zh = form.label
+    en = f"{labels.FORMATIONS[form.label]} ({form.label})"
+    if form.yisheng and form.label == "形声":
+        zh += "（亦声，形声兼会意）"
+        en += ", the phonetic also carries meaning (亦声)"
+    return zh, en
+
+
+def _comp_lines(comps: list[CompFact], *, functions: bool, interpretation: bool,
+                evolution: bool) -> tuple[str, str]:
+    zh_lines, en_lines = [], []
+    for i, c in enumerate(comps, 1):
+        zh_bits, en_bits = [], []
+        if functions:
+            zh_bits.append("功能=" + "、".join(c.functions))
+            en_bits.append("function = " + ", ".join(labels.FUNCTIONS[x] for x in c.functions))
+        if evolution:
+            zh_bits.append(f"演变类型={c.evolution_type}")
+            en_bits.append(f"evolution = {labels.EVOLUTION_TYPES[c.evolution_type]}")
+        if interpretation:
+            zh_bits.append(f"解释={c.interpretation}")
+            en_bits.append(f"explanation = {c.interpretation_en}")
+        zh_lines.append(f"{i}. 构件「{c.name}」" + ("：" + "；".join(zh_bits) if zh_bits else ""))
+        en_lines.append(f"{i}. Component {c.name}" + (": " + "; ".join(en_bits) if en_bits else ""))
+    return "\n".join(zh_lines), "\n".join(en_lines)
+
+
+def _comp_prov(comps: list[CompFact], *, interpretation: bool, evolution: bool) -> list[dict]:
+    out = []
+    for c in comps:
+        out += _prov("components", c.provenance)
+        if interpretation:
+            out += _prov("components.interpretation", c.interpretation_provenance)
+        if evolution:
+            out += _prov("components.evolution_type", c.evolution_provenance)
+    return out
+
+
+def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | None:
+    """Compose the QA pair of ``kind`` (phrasing index ``phrasing``) for ``image``.
+
+    Returns None when ``facts`` lack a field the kind needs (see ``Facts.missing``).
+    """
+    if kind in facts.missing:
+        return None
+    subtask, level, metrics = T.KINDS[kind]
+    q_zh, q_en = T.question(kind, phrasing)
+    tid = T.template_id(kind, phrasing)
+    image_prov = [{"field": "image", "source": _image_source(image), "entry_id": image.id,
+                   "span": facts.character, "rule": "image.label"}]
+    c = facts.character
+
+    def qa(answer, answer_en, struct, provenance, fields):
+        return QA(kind, subtask, level, q_zh, answer, q_en, answer_en, struct, list(metrics),
+                  provenance, fields, tid)
+
+    if kind == "CHAR":
+        return qa(c, c, {"character": c}, image_prov, ["character"])
+    if kind == "SCRC":
+        s = facts.script
+        return qa(s, f"{labels.SCRIPTS[s]} ({s})", {"script": s},
+                  [{**image_prov[0], "span": s, "rule": "image.script"}], ["script"])
+    if kind == "STRC":
+        v, provs = facts.structure
+        zh, en = _struct_label(v)
+        return qa(zh, en, {"structure": v}, _prov("structure", provs), ["structure"])
+    if kind == "FORC":
+        form, provs = facts.formation
+        zh, en = _formation_text(form)
+        return qa(zh, en, {"formation": form.label_set(), "yisheng": form.yisheng},
+                  _prov("formation", provs), ["formation"])
+    if kind in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
+        fn = kind in ("COMF", "COMP_FULL", "COMP_ASPECT")
+        it = kind in ("COMI", "COMP_FULL", "COMP_ASPECT")
+        ev = kind in ("COME", "COMP_FULL")
+        zh, en = _comp_lines(facts.components, functions=fn, interpretation=it, evolution=ev)
+        struct = {"components": [x.struct(functions=fn, interpretation=it, evolution=ev)
+                                 for x in facts.components]}
+        fields = ["components"] + (["components.interpretation"] if it else []) + (
+            ["components.evolution_type"] if ev else [])
+        return qa(zh, en, struct, _comp_prov(facts.components, interpretation=it, evolution=ev), fields)
+    if kind == "ORIM":
+        zh, en, provs, _ = facts.orim
+        return qa(zh, en, {"original_meaning": zh}, _prov("original_meaning", provs), ["original_meaning"])
+    if kind == "EVOI":
+        evo = facts.evolution
+        zh, en = evo.narrative("zh"), evo.narrative("en")
+        return qa(zh, en, {"evolution": zh, "rules": evo.rules()}, _prov("evolution", evo.provenance()),
+                  ["evolution"])
+    if kind == "EXEGESIS":
+        return _exegesis(facts, image, qa, image_prov)
+    raise KeyError(f"unknown template kind {kind!r}")
+
+
+def _image_source(image: GlyphImage) -> str:
+    src = image.source.split(":", 1)[0]
+    return src if src in IMAGE_SOURCES else "font" if image.style.startswith("font") else "user"
+
+
+def _exegesis(facts: Facts, image: GlyphImage, qa, image_prov) -> QA:
+    S, E = T.EXEGESIS_SECTIONS_ZH, T.EXEGESIS_SECTIONS_EN
+    c, s = facts.character, facts.script
+    zh = [f"【{S[0]}】图中为「{c}」字的{s}字形。"]
+    en = [f"[{E[0]}] The image shows the character {c} in {labels.SCRIPTS[s]} ({s})."]
+    prov = list(image_prov)
+    struct: dict = {"character": c, "script": s}
+    part_zh, part_en = [], []
+    if facts.structure:
+        v, p = facts.structure
+        a, b = _struct_label(v)
+        part_zh.append(f"结构为{a}")
+        part_en.append(f"structure {b}")
+        prov += _prov("structure", p)
+        struct["structure"] = v
+    if facts.components:
+        part_zh.append("由" + "、".join(f"「{x.name}」" for x in facts.components) + "构成")
+        part_en.append("components " + ", ".join(x.name for x in facts.components))
+        lines_zh, lines_en = _comp_lines(facts.components, functions=all(x.functions for x in facts.components),
+                                         interpretation=all(x.interpretation for x in facts.components),
+                                         evolution=all(x.evolution_type for x in facts.components))
+        prov += _comp_prov(facts.components, interpretation=True, evolution=True)
+        struct["components"] = [x.struct() for x in facts.components]
+    zh.append(f"【{S[1]}】" + "，".join(part_zh) + "。" + ("\n" + lines_zh if facts.components else ""))
+    en.append(f"[{E[1]}] " + "; ".join(part_en) + "." + ("\n" + lines_en if facts.components else ""))
+    if facts.formation:
+        form, p = facts.formation
+        a, b = _formation_text(form)
+        zh.append(f"【{S[2]}】{a}。")
+        en.append(f"[{E[2]}] {b}.")
+        prov += _prov("formation", p)
+        struct["formation"] = form.label_set()
+    o_zh, o_en, p, _ = facts.orim
+    zh.append(f"【{S[3]}】{o_zh}")
+    en.append(f"[{E[3]}] {o_en}")
+    prov += _prov("original_meaning", p)
+    struct["original_meaning"] = o_zh
+    evo = facts.evolution
+    zh.append(f"【{S[4]}】\n{evo.narrative('zh')}")
+    en.append(f"[{E[4]}]\n{evo.narrative('en')}")
+    prov += _prov("evolution", evo.provenance())
+    struct["evolution"] = evo.narrative("zh")
+    fields = ["character", "script", "structure", "components", "formation", "original_meaning", "evolution"]
+    return qa("\n\n".join(zh), "\n\n".join(en), struct, prov, fields)
+
+
+# --- sampling ---------------------------------------------------------------------------
+
+# Kinds JieZi-Dataset draws from, in turn order.
+DATASET_KINDS = ("CHAR", "SCRC", "STRC", "COMR", "COMF", "COMI", "COMP_FULL", "FORC", "ORIM",
+                 "COME", "EVOI", "EXEGESIS")
+
+
+def dataset_qa(facts: Facts, image: GlyphImage, seed: int, stats: Counter | None = None,
+               *, min_pairs: int = 5, max_pairs: int = 10) -> list[QA]:
+    """Draw ``min_pairs``..``max_pairs`` QA pairs for one glyph image of a record.
+
+    Deterministic for ``(seed, image.id)``. One kind per level first (so every level the
+    record can ground is asked), then the rest at random, each with a random phrasing;
+    duplicates removed. ``stats`` (a Counter) receives ``missing:<kind>:<reason>``,
+    ``images_missing_level:<L>`` and ``images_below_min`` counts.
+    """
+    rng = random.Random(f"{seed}:{image.id}")
+    avail = [k for k in DATASET_KINDS if k not in facts.missing]
+    if stats is not None:
+        for k in DATASET_KINDS:
+            if k in facts.missing:
+                stats[f"missing:{k}:{facts.missing[k]}"] += 1
+    n = rng.randint(min_pairs, max_pairs)
+    chosen: list[str] = []
+    for level in labels.LEVELS:
+        if any(T.in_level(k, level) for k in chosen):
+            continue
+        opts = [k for k in avail if T.in_level(k, level) and k not in chosen]
+        if opts:
+            chosen.append(rng.choice(opts))
+        elif stats is not None:
+            stats[f"images_missing_level:{level}"] += 1
+    rest = [k for k in avail if k not in chosen]
+    rng.shuffle(rest)
+    chosen += rest[: max(0, n - len(chosen))]
+    if stats is not None and len(chosen) < min_pairs:
+        stats["images_below_min"] += 1
+    out, seen = [], set()
+    for k in sorted(chosen, key=DATASET_KINDS.index):
+        item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
+        if item is None or not item.answer.strip():
+            continue
+        key = (item.question, item.answer)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(item)
+    return out
+
+
+BENCH_KINDS = ("CHAR", "SCRC", "STRC", "COMP_FULL", "COMP_ASPECT", "FORC", "ORIM", "EVOI")
+BENCH_REQUIRED = ("CHAR", "SCRC", "STRC", "COMP_FULL", "FORC", "ORIM", "EVOI")
+
+
+def bench_eligible(facts: Facts) -> bool:
+    """True when every one-per-image bench kind can be asked (agreeing sources)."""
+    return all(k not in facts.missing for k in BENCH_REQUIRED)
+
+
+def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bool) -> list[QA]:
+    """The bench rows of one image: CHAR, SCRC, STRC, the shared component question,
+    FORC, ORIM and EVOI, plus the second (function + interpretation) component question
+    when ``second_component``. Raises ``ValueError`` when ``facts`` are not
+    :func:`bench_eligible` (the selection must not pick such an image)."""
+    if not bench_eligible(facts):
+        raise ValueError(f"record {facts.record_id}: not bench-eligible: "
+                         f"{ {k: facts.missing[k] for k in BENCH_REQUIRED if k in facts.missing} }")
+    rng = random.Random(f"bench:{seed}:{image.id}")
+    out = []
+    for k in BENCH_KINDS:
+        if k == "COMP_ASPECT" and not (second_component and "COMP_ASPECT" not in facts.missing):
+            continue
+        item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
+        if item is not None:
+            out.append(item)
+    return out

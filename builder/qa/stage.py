@@ -1,0 +1,525 @@
+"""Stage 3 runner: ``OUT/records`` -> ``OUT/qa`` (JieZi-Dataset QA turns, JieZi-Bench rows).
+
+Files written (each to a temporary name, then renamed, so a crash never leaves a file
+that looks complete):
+
+- ``qa/dataset.jsonl``: one line per glyph image of JieZi-Dataset:
+  ``{"id", "image", "record_id", "character", "script", "qa": [QA dicts]}`` (``image`` is
+  relative to ``OUT/records``; QA dicts are :meth:`builder.qa.compose.QA.to_dict` with
+  ``provenance`` and ``answer_struct`` stored pre-serialised as ``provenance_json`` and
+  ``answer_struct_json``).
+- ``qa/bench.jsonl``: one line per JieZi-Bench question (the columns of ARCHITECTURE.md
+  plus ``kind``, ``record_id``, ``question_en``, ``answer_en``, ``fields``, ``template``).
+- ``qa/records_gallery.jsonl``: one line per image of the ``records`` config (image id and
+  path, record id, character, script) and ``qa/gallery_records.jsonl`` the GlyphRecord JSON
+  of each of those records (bench characters stripped of bench-source text, see
+  :func:`gallery_record`).
+- ``qa/bench_plan.json``: the bench selection (:class:`builder.qa.bench_select.BenchPlan`).
+- ``qa/report.json``: counts (see :func:`build_qa`); ``qa/skipped.jsonl``: bad input lines.
+- ``qa/fingerprint.json``: what the outputs were made from; a rerun with the same
+  records, options, audit decisions and code returns the cached report at once.
+
+Audit decisions (``OUT/audit/decisions.jsonl``, written by ``jiezi audit ingest``) are
+applied here: rejected record fields are removed before QA generation, corrected ones
+replaced; rejected QA pairs / bench rows are dropped, corrected ones rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Callable
+
+from tqdm.auto import tqdm
+
+from builder.qa import bench_select as bench_mod
+from builder.qa.evolution import EvidenceIndex, canonical_component
+from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for
+from builder.schema import Formation, GlyphRecord, Grounded, Provenance
+from builder.codekey import code_digest
+from builder.skips import SkipLog
+
+STAGE_VERSION = "1"
+
+
+class QAStageError(RuntimeError):
+    """The stage cannot run at all (missing records file)."""
+
+
+def _atomic_write(path: Path, write: Callable) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        write(fh)
+    os.replace(tmp, path)
+
+
+def _sha_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _hash_code() -> str:
+    # every project module this stage imports (computed, see builder.codekey), so an edit to
+    # the alias table, a label or the schema invalidates the QA cache too
+    h = hashlib.sha256(STAGE_VERSION.encode())
+    h.update(code_digest(__name__, "builder.qa.polish").encode())
+    return h.hexdigest()[:16]
+
+
+# taken at import: the hash of the code this process runs, even if the files change later
+_CODE_HASH = _hash_code()
+
+
+def _code_hash() -> str:
+    return _CODE_HASH
+
+
+def load_records(records_dir: Path, skips: SkipLog, *, progress: bool = True) -> list[GlyphRecord]:
+    """Read ``records_dir/records.jsonl``; a line that does not validate is skipped and
+    logged (kind ``bad-record``). Raises :class:`QAStageError` when the file is missing."""
+    path = Path(records_dir) / "records.jsonl"
+    if not path.exists():
+        raise QAStageError(f"{path}: no records file; run `jiezi build records --output {Path(records_dir)}` first")
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(tqdm(fh, desc="read records", unit=" rec", disable=not progress), 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(GlyphRecord.model_validate_json(line))
+            except ValueError as exc:
+                first = str(exc).splitlines()[0:3]
+                skips.add("records", f"records.jsonl:{n}", " ".join(first), kind="bad-record")
+    return out
+
+
+# --- audit decisions --------------------------------------------------------------------
+
+def load_decisions(out_dir: Path) -> dict[str, dict]:
+    """``item_id -> decision`` from ``OUT/audit/decisions.jsonl`` (latest wins)."""
+    path = Path(out_dir) / "audit" / "decisions.jsonl"
+    out: dict[str, dict] = {}
+    if path.exists():
+        for line in path.read_text("utf-8").splitlines():
+            if line.strip():
+                d = json.loads(line)
+                out[d["item_id"]] = d
+    return out
+
+
+def _audit_prov(d: dict) -> Provenance:
+    """Provenance of a reviewer's decision: source "user", rule ``builder.qa.compose.AUDIT_RULE``
+    (which both QA profiles accept), entry id ``<sheet>:<row>``, span the correction (or
+    the verdict)."""
+    from builder.qa.compose import AUDIT_RULE
+    return Provenance(source="user", entry_id=f"{d.get('sheet', 'audit')}:{d.get('row', '?')}",
+                      span=d.get("correction", "") or d["verdict"], rule=AUDIT_RULE)
+
+
+def apply_record_decisions(records: list[GlyphRecord], decisions: dict[str, dict], skips: SkipLog) -> Counter:
+    """Apply ``record:<id>#<field>`` decisions in place. Returns counts by action."""
+    counts: Counter = Counter()
+    by_id = {r.id: r for r in records}
+    for item_id, d in decisions.items():
+        if not item_id.startswith("record:") or d["verdict"] == "ok":
+            continue
+        rid, _, fld = item_id[len("record:"):].partition("#")
+        rec = by_id.get(rid)
+        if rec is None:
+            continue
+        try:
+            if d["verdict"] == "reject":
+                setattr(rec, fld, [] if fld in ("components", "readings", "variants") else None)
+                counts["record_field_rejected"] += 1
+            elif d["verdict"] == "correct":
+                _correct_field(rec, fld, d)
+                counts["record_field_corrected"] += 1
+        except (ValueError, KeyError, TypeError) as exc:
+            skips.add("audit", item_id, f"correction not applicable: {exc}", field=fld, kind="bad-correction")
+    return counts
+
+
+def _correct_field(rec: GlyphRecord, fld: str, d: dict) -> None:
+    text = d["correction"].strip()
+    prov = [_audit_prov(d)]
+    if fld == "structure":
+        rec.structure = Grounded[str](value=text, provenance=prov, agree=["user"])
+        GlyphRecord.model_validate(rec.model_dump())  # label check
+    elif fld == "formation":
+        data = json.loads(text) if text.startswith("{") else {"label": text}
+        rec.formation = Grounded[Formation](value=Formation(**data), provenance=prov, agree=["user"])
+    elif fld in ("original_meaning", "definition_en", "ids", "evolution"):
+        setattr(rec, fld, Grounded[str](value=text, provenance=prov, agree=["user"]))
+    elif fld == "components":
+        from builder.schema import Component
+        rec.components = [Component(provenance=prov, agree=["user"],
+                                    interpretation_provenance=prov if c.get("interpretation") else [],
+                                    evolution_provenance=prov if c.get("evolution_type") else [], **c)
+                          for c in json.loads(text)]
+    else:
+        raise ValueError(f"field {fld!r} cannot be corrected from a sheet; reject it instead")
+
+
+def _apply_qa_decision(item: dict, d: dict | None) -> dict | None:
+    """Drop (reject) or rewrite (correct) one QA dict; None means dropped."""
+    if d is None or d["verdict"] == "ok":
+        return item
+    if d["verdict"] == "reject":
+        return None
+    text = d["correction"].strip()
+    if text.startswith("{"):
+        data = json.loads(text)
+        item["answer"] = data.get("answer", item["answer"])
+        item["answer_struct"] = data.get("answer_struct", item["answer_struct"])
+    else:
+        item["answer"] = text
+        struct = item.get("answer_struct") or {}
+        if len(struct) == 1 or item["subtask"] in ("CHAR", "SCRC", "STRC", "ORIM", "EVOI"):
+            key = {"CHAR": "character", "SCRC": "script", "STRC": "structure",
+                   "ORIM": "original_meaning", "EVOI": "evolution"}.get(item["subtask"])
+            if key:
+                item["answer_struct"] = {**struct, key: text}
+    if item["subtask"] == "EVOI" and isinstance(item.get("answer_struct"), dict) and "rules" in item["answer_struct"]:
+        # the derivation rules made the old answer, not the reviewer's: none is claimed
+        item["answer_struct"] = {**item["answer_struct"], "rules": []}
+    if "answer_en" in item:
+        # The English wording said what the reviewer corrected; we do not invent a
+        # translation, so the corrected item has none (English turns leave it out).
+        item["answer_en"] = None
+    # the old provenance (sources, rule names) supported the old answer: the corrected
+    # answer stands on the reviewer's decision alone
+    item["provenance"] = [{"field": "audit", **_audit_prov(d).model_dump()}]
+    return item
+
+
+# --- the stage --------------------------------------------------------------------------
+
+def load_duan(sources_dir: Path | None, skips: SkipLog) -> dict[str, str]:
+    """Duan's notes of every Shuowen entry (``entry id -> "引\t...\n注\t..." text``) read
+    with the records stage's Shuowen adapter from the source cache (``sources_dir``, else
+    ``$JIEZI_SOURCES`` / the default cache). ``{}`` when no cache is found: then only the
+    notes the records cite are used (logged)."""
+    from builder.sources import registry
+    from builder.sources.adapters import shuowen
+
+    try:
+        path = registry.resolve_sources_dir(sources_dir)
+        entries = shuowen.read(path, skips)
+    except Exception as exc:  # no cache here: the records' own raw texts still serve
+        skips.add("shuowen", str(sources_dir or "default cache"), f"Duan notes not loaded: {exc}", kind="no-duan-notes")
+        return {}
+    return {e.entry_id: e.duan.raw for e in entries if e.duan is not None}
+
+
+def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int = bench_mod.TARGET_IMAGES,
+             min_pairs: int = 5, max_pairs: int = 10, polisher=None, progress: bool = True,
+             force: bool = False, sources_dir: Path | None = None, duan_notes: bool = True) -> dict:
+    """Run stage 3: read the records, select the bench, write ``out_dir/qa``.
+
+    ``records_dir`` holds ``records.jsonl`` and ``images/``; ``out_dir`` is the build
+    folder (``qa/`` and ``audit/`` live under it); ``sources_dir``: the source cache, for
+    Duan's notes of every Shuowen entry (see :func:`load_duan`; ``duan_notes=False`` uses
+    only the notes the records cite). ``polisher``: an optional
+    :class:`builder.qa.polish.Polisher` for the reasoning answers of JieZi-Dataset.
+    Returns the stage report (also ``qa/report.json``): ``dataset`` {images, qa_pairs,
+    characters, by_subtask, by_level, by_script, missing, ...}, ``bench`` {questions,
+    images, by_subtask, by_script, splits, ...}, ``leakage`` {...}, ``skipped``.
+    Cached: returns the previous report when nothing it depends on changed.
+    """
+    records_dir, out_dir = Path(records_dir), Path(out_dir)
+    qa_dir = out_dir / "qa"
+    qa_dir.mkdir(parents=True, exist_ok=True)
+    rec_file = records_dir / "records.jsonl"
+    if not rec_file.exists():
+        raise QAStageError(f"{rec_file}: no records file; run `jiezi build records` first")
+    decisions = load_decisions(out_dir)
+    fingerprint = {
+        "records_sha256": _sha_file(rec_file), "records_dir": str(records_dir.resolve()),
+        "seed": seed, "bench_size": bench_size, "min_pairs": min_pairs, "max_pairs": max_pairs,
+        "polish": polisher.describe() if polisher else None, "code": _code_hash(),
+        "sources_dir": str(sources_dir) if sources_dir else None, "duan_notes": duan_notes,
+        "decisions": hashlib.sha256(json.dumps(decisions, sort_keys=True).encode()).hexdigest(),
+    }
+    fp_path = qa_dir / "fingerprint.json"
+    if not force and fp_path.exists() and (qa_dir / "report.json").exists():
+        if json.loads(fp_path.read_text("utf-8")) == fingerprint:
+            report = json.loads((qa_dir / "report.json").read_text("utf-8"))
+            report["cached"] = True
+            return report
+    fp_path.unlink(missing_ok=True)  # outputs are being rewritten: not valid until the end
+
+    t0 = time.perf_counter()
+    skips = SkipLog()
+    records = load_records(records_dir, skips, progress=progress)
+    audit_counts = apply_record_decisions(records, decisions, skips)
+    duan = load_duan(sources_dir, skips) if duan_notes else {}
+    index = EvidenceIndex(records, duan=duan)
+
+    # bench: facts under the bench profile, selection, rows
+    bench_facts = {}
+    for r in tqdm(records, desc="bench facts", unit=" rec", disable=not progress):
+        if r.images:
+            bench_facts[r.id] = facts_for(r, BENCH, index)
+    plan = bench_mod.select(records, bench_facts, seed=seed, target=bench_size)
+    by_id = {r.id: r for r in records}
+    bench_rows = []
+    qa_counts: Counter = Counter()
+    for b in plan.images:
+        rec = by_id[b.record_id]
+        image = next(im for im in rec.images if im.id == b.image_id)
+        for q in bench_qa(bench_facts[rec.id], image, seed, second_component=b.second_component):
+            row_id = f"{image.id}:{q.kind}"
+            d = _apply_qa_decision(q.to_dict(), decisions.get(f"bench:{row_id}"))
+            if d is None:
+                qa_counts["bench_rejected"] += 1
+                continue
+            bench_rows.append({
+                "id": row_id, "image_id": image.id, "image": image.path, "record_id": rec.id,
+                "character": rec.character, "script": rec.script,
+                "unseen_character": b.unseen_character, "unseen_glyph": b.unseen_glyph,
+                "unseen_components": [], **d,
+            })
+    del bench_facts
+
+    # dataset: every image not withheld, deduplicated by pixels
+    seen_sha: set[str] = set()
+    stats: Counter = Counter()
+    by_kind: Counter = Counter()
+    by_level: Counter = Counter()
+    by_script_images: Counter = Counter()
+    dataset_chars: set[str] = set()
+    dataset_pairs: set[tuple[str, str]] = set()
+    dataset_components: set[str] = set()
+    n_images = n_pairs = 0
+    polished = Counter()
+    gallery = []
+    unseen_chars = set(plan.unseen_characters)
+    mentions = 0  # dataset answers whose text names an unseen character (as a component, a variant...)
+    tmp = qa_dir / "dataset.jsonl.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for rec in tqdm(records, desc="dataset QA", unit=" rec", disable=not progress):
+            images = [im for im in rec.images if im.id not in plan.withheld_images]
+            if not images:
+                continue
+            facts = facts_for(rec, DATASET, index, reserved=rec.character in plan.reserved_characters)
+            for im in images:
+                if im.sha256 in seen_sha:
+                    stats["duplicate_images_removed"] += 1
+                    continue
+                seen_sha.add(im.sha256)
+                qas = []
+                for q in dataset_qa(facts, im, seed, stats, min_pairs=min_pairs, max_pairs=max_pairs):
+                    d = q.to_dict()
+                    if polisher is not None:
+                        d, status = polisher.polish_item(d)
+                        polished[status] += 1
+                    d = _apply_qa_decision(d, decisions.get(f"dataset:{im.id}:{q.kind}"))
+                    if d is None:
+                        qa_counts["dataset_rejected"] += 1
+                        continue
+                    if unseen_chars and unseen_chars & (set(d["answer"]) | set(d["answer_en"] or "")):
+                        # an unseen character must not appear in JieZi-Dataset at all, not even
+                        # named in another character's answer (as a component, variant, gloss)
+                        stats["qa_dropped_naming_unseen_character"] += 1
+                        continue
+                    qas.append(d)
+                if not qas:
+                    stats["images_without_qa"] += 1
+                    continue
+                for d in qas:
+                    if unseen_chars & set(d["answer"]):
+                        mentions += 1
+                    by_kind[d["kind"]] += 1
+                    by_level[d["level"]] += 1
+                    for c in (d["answer_struct"] or {}).get("components", []) or []:
+                        dataset_components.add(canonical_component(c["name"]))
+                for d in qas:  # pre-serialised: the builders copy them into the row as they are
+                    d["provenance_json"] = json.dumps(d.pop("provenance"), ensure_ascii=False)
+                    d["answer_struct_json"] = json.dumps(d.pop("answer_struct"), ensure_ascii=False)
+                fh.write(json.dumps({"id": im.id, "image": im.path, "record_id": rec.id,
+                                     "character": rec.character, "script": rec.script, "qa": qas},
+                                    ensure_ascii=False) + "\n")
+                n_images += 1
+                n_pairs += len(qas)
+                by_script_images[rec.script] += 1
+                dataset_chars.add(rec.character)
+                dataset_pairs.add((rec.character, rec.script))
+                gallery.append((rec.id, im.id, im.path))
+    os.replace(tmp, qa_dir / "dataset.jsonl")
+
+    # per-item unseen components and the leakage check
+    for row in bench_rows:
+        names = [c["name"] for c in (row["answer_struct"] or {}).get("components", []) or []]
+        row["unseen_components"] = sorted({n for n in names if canonical_component(n) not in dataset_components})
+    bench_comp = {canonical_component(c["name"]) for row in bench_rows
+                  for c in (row["answer_struct"] or {}).get("components", []) or []}
+    bench_image_ids = {b.image_id for b in plan.images}
+    dataset_ids = set()
+    with open(qa_dir / "dataset.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            dataset_ids.add(json.loads(line)["id"])
+    leakage = {
+        "bench_images_in_dataset": len(bench_image_ids & dataset_ids),
+        "unseen_characters_in_dataset": len(plan.unseen_characters & dataset_chars),
+        "unseen_glyph_pairs_in_dataset": len(plan.unseen_glyphs & dataset_pairs),
+        "dataset_answers_naming_an_unseen_character": mentions,
+    }
+
+    _atomic_write(qa_dir / "bench.jsonl",
+                  lambda fh: [fh.write(json.dumps(r, ensure_ascii=False) + "\n") for r in bench_rows])
+    records_in_dataset = sorted({g[0] for g in gallery})
+
+    def write_gallery(fh):
+        for rid, image_id, path in gallery:
+            rec = by_id[rid]
+            fh.write(json.dumps({"id": image_id, "image": path, "record_id": rid, "character": rec.character,
+                                 "script": rec.script}, ensure_ascii=False) + "\n")
+
+    gallery_mentions = 0
+
+    def write_gallery_records(fh):
+        nonlocal gallery_mentions
+        for rid in records_in_dataset:
+            rec = by_id[rid]
+            text = gallery_record(rec, rec.character in plan.reserved_characters)
+            gallery_mentions += bool(unseen_chars & set(text))
+            fh.write(json.dumps({"record_id": rid, "record": text}, ensure_ascii=False) + "\n")
+    _atomic_write(qa_dir / "records_gallery.jsonl", write_gallery)
+    _atomic_write(qa_dir / "gallery_records.jsonl", write_gallery_records)
+    # the gallery keeps other characters' source texts whole (raw entries, spans), which
+    # may quote an unseen character; counted, not hidden
+    leakage["gallery_records_quoting_an_unseen_character"] = gallery_mentions
+    _atomic_write(qa_dir / "bench_plan.json",
+                  lambda fh: json.dump(plan.to_json(), fh, ensure_ascii=False, indent=1))
+    skips.write(qa_dir / "skipped.jsonl")
+
+    by_subtask_bench = Counter(r["subtask"] for r in bench_rows)
+    by_kind_bench = Counter(r["kind"] for r in bench_rows)
+    report = {
+        "dataset": {
+            "qa_pairs": n_pairs, "images": n_images, "characters": len(dataset_chars),
+            "records": len(records_in_dataset),
+            "qa_per_image": round(n_pairs / max(1, n_images), 3),
+            "by_kind": dict(sorted(by_kind.items())),
+            "by_subtask": _by_subtask(by_kind),
+            "by_level": dict(sorted(by_level.items())),
+            "by_script_images": dict(sorted(by_script_images.items())),
+            "components": len(dataset_components),
+            "not_asked": {k: v for k, v in sorted(stats.items()) if k.startswith("missing:")},
+            "images_missing_level": {k.split(":", 1)[1]: v for k, v in sorted(stats.items())
+                                     if k.startswith("images_missing_level:")},
+            "images_below_min_pairs": stats["images_below_min"],
+            "duplicate_images_removed": stats["duplicate_images_removed"],
+            "images_without_qa": stats["images_without_qa"],
+            "qa_dropped_naming_unseen_character": stats["qa_dropped_naming_unseen_character"],
+            "polish": dict(polished) if polisher else None,
+        },
+        "bench": {
+            "questions": len(bench_rows), "images": len(plan.images),
+            "characters": len({b.character for b in plan.images}),
+            "by_subtask": dict(sorted(by_subtask_bench.items())),
+            "by_kind": dict(sorted(by_kind_bench.items())),
+            "by_script": plan.stats["by_script"],
+            "by_script_questions": dict(sorted(Counter(r["script"] for r in bench_rows).items())),
+            "splits": {
+                "test": len(bench_rows),
+                "unseen_characters": sum(r["unseen_character"] for r in bench_rows),
+                "unseen_glyphs": sum(r["unseen_glyph"] for r in bench_rows),
+            },
+            "split_images": {
+                "unseen_characters": sum(b.unseen_character for b in plan.images),
+                "unseen_glyphs": sum(b.unseen_glyph for b in plan.images),
+            },
+            "unseen_character_share": plan.stats["unseen_character_share"],
+            "unseen_glyph_share": plan.stats["unseen_glyph_share"],
+            "unseen_component_share": round(len(bench_comp - dataset_components) / max(1, len(bench_comp)), 4),
+            "component_questions_per_image": plan.stats["component_questions_per_image"],
+            "selection": plan.stats,
+        },
+        "leakage": leakage,
+        "audit": dict(audit_counts) | dict(qa_counts),
+        "skipped": skips.counts(),
+        "records": {"records": len(records), "characters": len(index.by_char),
+                    "duan_entries_loaded": len(duan)},
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    _atomic_write(qa_dir / "report.json", lambda fh: json.dump(report, fh, ensure_ascii=False, indent=1))
+    _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
+    report["cached"] = False
+    return report
+
+
+BENCH_ONLY_SOURCES = frozenset({"shuowen", "duan"})
+
+
+def gallery_record(rec: GlyphRecord, reserved: bool) -> str:
+    """The GlyphRecord JSON of the ``records`` gallery.
+
+    For a JieZi-Bench character (``reserved``) every value read only from the bench
+    sources (Shuowen, Duan) is removed, with those sources' raw text, so retrieval over
+    training records cannot return the bench's reference wording. Images listed are the
+    dataset's only (bench images are never in the gallery).
+    """
+    data = rec.model_dump(mode="json")
+    if not reserved:
+        return json.dumps(data, ensure_ascii=False)
+
+    def keep(provs):
+        return [p for p in provs if p["source"] not in BENCH_ONLY_SOURCES]
+
+    for fld in ("structure", "ids", "formation", "original_meaning", "definition_en", "evolution",
+                "special_structure", "radical_stroke"):
+        g = data.get(fld)
+        if g is not None:
+            g["provenance"] = keep(g["provenance"])
+            g["agree"] = [a for a in g.get("agree", []) if a not in BENCH_ONLY_SOURCES]
+            g["disagree"] = {k: v for k, v in g.get("disagree", {}).items() if k not in BENCH_ONLY_SOURCES}
+            if not g["provenance"]:
+                data[fld] = None
+    for lst in ("components", "readings", "variants", "senses"):
+        kept = []
+        for item in data.get(lst) or []:
+            item["provenance"] = keep(item["provenance"])
+            for extra in ("interpretation_provenance", "evolution_provenance"):
+                if extra in item:
+                    item[extra] = keep(item[extra])
+                    if not item[extra]:
+                        item[extra.replace("_provenance", "_type" if extra.startswith("evolution") else "")] = None
+            if item["provenance"]:
+                kept.append(item)
+        data[lst] = kept
+    data["raw"] = {k: v for k, v in data.get("raw", {}).items() if k.split(":", 1)[0] not in BENCH_ONLY_SOURCES}
+    data["images"] = []
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _by_subtask(by_kind: Counter) -> dict:
+    from builder.qa.templates import KINDS
+
+    out: Counter = Counter()
+    for kind, n in by_kind.items():
+        out[KINDS[kind][0]] += n
+    return dict(sorted(out.items()))
+
+
+def read_jsonl(path: Path):
+    """Yield the JSON objects of a JSON Lines file."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def group_bench(rows: list[dict]) -> dict[str, list[dict]]:
+    """Bench rows by image id (for the audit sheet)."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[r["image_id"]].append(r)
+    return out

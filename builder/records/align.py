@@ -1,0 +1,475 @@
+"""Cross-source alignment: all readings of a character -> one merged, source-grounded record.
+
+Which readings belong to a record ``(character, script)``:
+
+- the *form* analysed is the character itself, except for 篆书 when Shuowen lists the
+  character as a 古文 / 籒文 / 或體 ... of another head: the seal form is then the head
+  (明 is the 古文 of 朙, so the 篆书 record of 明 describes 朙; ``record.form`` says so);
+- per source, the readings of that form; else, for a cjkvi-ids ``→X`` link, X's
+  analysis; else the readings of its traditional / simplified counterpart (Unihan
+  ``kTraditionalVariant`` / ``kSimplifiedVariant``, OpenCC when Unihan is silent), so
+  Shuowen's 馬 grounds 马 and makemeahanzi's 钥 grounds 鑰. Values reached that way keep
+  their provenance with ``@<relation>:<character>`` appended to the rule; structure and
+  IDS are never borrowed (they describe one written form), and borrowed components are
+  kept only where the form's IDS shows them.
+
+Per field the value is chosen by vote with a fixed priority for ties (shuowen, duan,
+cjkvi-ids, makemeahanzi, unihan, jiezi-official); ``agree`` lists every source whose
+own value matches (formation: the same label, or a 亦声 reading compatible with 形声 or
+会意; structure: the same IDC; components: the same name and function set) and
+``disagree`` maps the others to their value. The provenance of a merged value holds the
+chosen source's span and every agreeing source's span.
+
+Components are the etymological ones: the first of Shuowen's analysis (a 重文 keeps its
+own components and those of its head that its IDS still shows), cjkvi-ids' analysis,
+makemeahanzi's semantic/phonetic, a borrowed analysis (filtered by the IDS), and only
+when no source analyses the character, the first-level IDS operands without functions.
+Positions (左, 右, 上 ...) come from the first level of the chosen IDS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from builder.aliases import canonical, same_component
+from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, structure_label
+from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
+from builder.records.structurize import IdsOption, SourceReading
+
+PRIORITY: tuple[str, ...] = ("shuowen", "duan", "cjkvi-ids", "makemeahanzi", "unihan", "jiezi-official")
+# Sources that name only some components (段注 states an 亦聲 component): silence is no disagreement.
+PARTIAL_COMPONENT_SOURCES = {"duan"}
+SEAL_IS_HEAD_KINDS = {"古文", "籒文", "或體", "俗字", "奇字", "異體"}
+
+
+@lru_cache(maxsize=1)
+def _s2t():
+    import opencc
+
+    return opencc.OpenCC("s2t")
+
+
+@lru_cache(maxsize=1)
+def _t2s():
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+@dataclass
+class Corpus:
+    """Everything alignment needs: readings by form, raw texts, variant links.
+
+    ``traditional[c]`` / ``simplified[c]``: Unihan kTraditionalVariant / kSimplifiedVariant
+    of c; ``variants[c]``: every Unihan variant of c (both directions), used to match
+    component names across traditional/simplified/semantic variants.
+    """
+
+    readings: dict[str, list[SourceReading]] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    traditional: dict[str, list[str]] = field(default_factory=dict)
+    simplified: dict[str, list[str]] = field(default_factory=dict)
+    variants: dict[str, set[str]] = field(default_factory=dict)
+    reverse_links: dict[str, list[tuple[str, str, SourceReading]]] = field(default_factory=dict)
+
+    def add(self, reading: SourceReading) -> None:
+        """Index one reading by the form it analyses (and its links by their target)."""
+        self.readings.setdefault(reading.character, []).append(reading)
+        for target, kind in reading.links:
+            self.reverse_links.setdefault(target, []).append((reading.character, kind, reading))
+
+    def equivalents(self, ch: str) -> list[tuple[str, str]]:
+        """(relation, character) pairs of ch's traditional and simplified counterparts."""
+        out: list[tuple[str, str]] = []
+        trad = [t for t in self.traditional.get(ch, []) if t != ch]
+        if not trad and ch not in self.traditional:
+            t = _s2t().convert(ch)
+            if t != ch:
+                trad = [t]
+        # OpenCC's choice first among several (发 -> 發 before 髮)
+        oc = _s2t().convert(ch)
+        trad.sort(key=lambda t: t != oc)
+        out += [("traditional", t) for t in trad]
+        simp = [s for s in self.simplified.get(ch, []) if s != ch]
+        if not simp and ch not in self.simplified:
+            s = _t2s().convert(ch)
+            if s != ch:
+                simp = [s]
+        out += [("simplified", s) for s in simp]
+        return out
+
+
+def _rank(source: str) -> int:
+    return PRIORITY.index(source) if source in PRIORITY else len(PRIORITY)
+
+
+def _via(provs: list[Provenance], via: str | None) -> list[Provenance]:
+    if not via:
+        return [p.model_copy() for p in provs]
+    return [p.model_copy(update={"rule": f"{p.rule}@{via}"}) for p in provs]
+
+
+@dataclass
+class Candidate:
+    """One source's reading considered for a record, and how it was reached."""
+
+    reading: SourceReading
+    via: str | None = None  # None: the form itself; else "link:X", "traditional:X", "simplified:X", "head:X"
+
+    @property
+    def source(self) -> str:
+        return self.reading.source
+
+
+def _sort_direct(readings: list[SourceReading]) -> list[SourceReading]:
+    # Shuowen: an entry whose head is the form before an entry listing it as a 重文.
+    return sorted(readings, key=lambda r: (_rank(r.source), r.form_kind is not None))
+
+
+def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
+    """Per source, the candidate readings for ``form`` in the order fields are taken from."""
+    out: dict[str, list[Candidate]] = {}
+    direct = _sort_direct(corpus.readings.get(form, []))
+    for r in direct:
+        out.setdefault(r.source, []).append(Candidate(r))
+        if r.source == "cjkvi-ids" and r.formation is None:
+            for target, _kind in r.links:
+                for t in corpus.readings.get(target, []):
+                    if t.source == "cjkvi-ids" and t.formation is not None:
+                        out["cjkvi-ids"].append(Candidate(t, f"link:{target}"))
+    # a Shuowen 重文 shares its head's word: 段注's statement on the head applies too
+    heads = [r.head for r in direct if r.source == "shuowen" and r.head]
+    if heads and "duan" not in out:
+        for r in corpus.readings.get(heads[0], []):
+            if r.source == "duan":
+                out.setdefault("duan", []).append(Candidate(r, f"head:{heads[0]}"))
+    for rel, other in corpus.equivalents(form):
+        for r in _sort_direct(corpus.readings.get(other, [])):
+            out.setdefault(r.source, []).append(Candidate(r, f"{rel}:{other}"))
+    return out
+
+
+def _first(cands: list[Candidate], attr: str) -> Candidate | None:
+    for c in cands:
+        v = getattr(c.reading, attr)
+        if v:
+            return c
+    return None
+
+
+def _choose_ids(cands: dict[str, list[Candidate]], script: str) -> dict[str, IdsOption]:
+    """Per source (cjkvi-ids ids.txt, makemeahanzi), the IDS that describes this script's form."""
+    out: dict[str, IdsOption] = {}
+    for source in ("cjkvi-ids", "makemeahanzi"):
+        opts = [o for c in cands.get(source, []) if c.via is None for o in c.reading.ids_options
+                if o.regions != "analysis"]
+        if not opts:
+            continue
+        if script == "简体":
+            order = lambda o: (0 if "G" in o.regions else 1 if o.regions == "" else 2)  # noqa: E731
+        else:
+            order = lambda o: (0 if o.regions == "" else 1 if "T" in o.regions else 2 if "G" in o.regions else 3)  # noqa: E731
+        out[source] = sorted(opts, key=order)[0]
+    return out
+
+
+def _leaf_key(ids: str) -> str:
+    return "".join(canonical(ch) for ch in ids)
+
+
+def _vote(values: dict[str, object], compatible, priority_key=_rank):
+    """Pick the value with the most compatible sources (ties: source priority).
+
+    Returns (chosen source, agreeing sources sorted by priority, disagreeing sources)."""
+    best = None
+    for src in sorted(values, key=priority_key):
+        sup = [s for s in values if compatible(values[src], values[s])]
+        if best is None or len(sup) > len(best[1]):
+            best = (src, sup)
+    src, sup = best
+    agree = sorted(sup, key=priority_key)
+    dis = [s for s in values if s not in sup]
+    return src, agree, dis
+
+
+def _formation_text(f: Formation) -> str:
+    return f.label + ("+亦声" if f.yisheng else "")
+
+
+def formation_compatible(a: Formation, b: Formation) -> bool:
+    """Same label, or one is 形声+亦声 and the other 形声 or 会意 (亦声 is both)."""
+    if a.label == b.label:
+        return True
+    return (a.yisheng and b.label in ("形声", "会意")) or (b.yisheng and a.label in ("形声", "会意"))
+
+
+def _component_sets(c: Candidate, form_ids_leaves: set[str], corpus: Corpus) -> list[Component]:
+    """A candidate's etymological components for this form (borrowed ones filtered by the IDS)."""
+    r = c.reading
+    comps = [x.model_copy(deep=True) for x in r.components]
+    inherited = [x.model_copy(deep=True) for x in r.inherited_components]
+    keep_all = c.via is None
+    out = comps if keep_all else [x for x in comps if _shown(x.name, form_ids_leaves, corpus)]
+    out += [x for x in inherited if _shown(x.name, form_ids_leaves, corpus)]
+    for x in out:
+        x.provenance = _via(x.provenance, c.via)
+        x.interpretation_provenance = _via(x.interpretation_provenance, c.via)
+    return out
+
+
+def _shown(name: str, leaves_: set[str], corpus: Corpus) -> bool:
+    return any(same_component(name, l, variants=corpus.variants) for l in leaves_)
+
+
+def _position(name: str, operands, corpus: Corpus) -> tuple[int, str | None]:
+    """(operand index, position) of the first-level IDS operand showing ``name``; (99, None) if none."""
+    for i, o in enumerate(operands):
+        if o.is_character and same_component(name, o.text, variants=corpus.variants):
+            return i, o.position
+    for i, o in enumerate(operands):
+        if not o.is_character and any(same_component(name, l, variants=corpus.variants) for l in leaves(o.text)):
+            return i, o.position
+    return 99, None
+
+
+def glosses_agree(a: str, b: str) -> bool:
+    """Two glosses agree when the first clause of one occurs in the other (punctuation,
+    whitespace and traditional/simplified differences ignored): Duan's 江水。出蜀… agrees
+    with Xu's 水。出蜀…; 脊 does not agree with 𦟝."""
+    import re
+
+    from builder.records.fidelity import norm_text
+
+    def first(x: str) -> str:
+        return norm_text(re.split(r"[。，；,;.]", x.strip())[0].removesuffix("也"))
+
+    fa, fb = first(a), first(b)
+    return bool(fa and fb) and (fa in norm_text(b) or fb in norm_text(a))
+
+
+def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
+    """The merged record of ``character`` as written in ``script`` (no images attached).
+
+    Never raises for missing data: fields no source supports stay empty.
+    """
+    form = character
+    if script == "篆书":
+        for r in corpus.readings.get(character, []):
+            if r.source == "shuowen" and r.head and r.form_kind in SEAL_IS_HEAD_KINDS \
+                    and not any(x.source == "shuowen" and x.head is None for x in corpus.readings.get(character, [])):
+                form = r.head
+                break
+    cands = gather(form, corpus)
+    used: list[Candidate] = []
+    rec = GlyphRecord(id=f"{character}_{script}", character=character, script=script,
+                      form=form if form != character else None)
+
+    # -- IDS and structure (never borrowed) --
+    ids_by_source = _choose_ids(cands, script)
+    chosen_ids: IdsOption | None = None
+    if ids_by_source:
+        labels_ = {s: structure_label(o.ids, form) for s, o in ids_by_source.items()}
+        labels_ = {s: v for s, v in labels_.items() if v}
+        if labels_:
+            src, agree, dis = _vote(labels_, lambda a, b: a == b)
+            provs = [p for s in agree for p in _via(ids_by_source[s].provenance, None)]
+            rule = "ids.top_idc" if labels_[src] != "独体" else "ids.single_component"
+            rec.structure = Grounded(value=labels_[src], provenance=[p.model_copy(update={"rule": rule}) for p in provs],
+                                     agree=agree, disagree={s: labels_[s] for s in dis})
+        keys = {s: _leaf_key(o.ids) for s, o in ids_by_source.items()}
+        src, agree, dis = _vote(keys, lambda a, b: a == b)
+        chosen_ids = ids_by_source[src]
+        rec.ids = Grounded(value=chosen_ids.ids, provenance=[p for s in agree for p in ids_by_source[s].provenance],
+                           agree=agree, disagree={s: ids_by_source[s].ids for s in dis})
+        for s in ids_by_source:
+            used += [c for c in cands.get(s, []) if c.via is None and c.reading.ids_options][:1]
+    operands = []
+    form_leaves: set[str] = set()
+    ids_for_shape = chosen_ids.ids if chosen_ids else None
+    if ids_for_shape is None:
+        # the analysis IDS of cjkvi-ids (etymological layout) only locates components
+        ana = [o for c in cands.get("cjkvi-ids", []) if c.via is None for o in c.reading.ids_options
+               if o.regions == "analysis"]
+        ids_for_shape = ana[0].ids if ana else None
+    if ids_for_shape:
+        try:
+            operands = first_level(ids_for_shape)
+        except IDSError:
+            operands = []
+        form_leaves = set(leaves(ids_for_shape)) | {o.text for o in operands if o.is_character}
+    form_leaves.discard(form)
+
+    # -- formation --
+    fvals: dict[str, tuple[Formation, Candidate]] = {}
+    for s, cl in cands.items():
+        c = _first(cl, "formation")
+        if c:
+            fvals[s] = (c.reading.formation.value, c)
+    if fvals:
+        src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
+        value = fvals[src][0].model_copy()
+        if value.label == "形声" and not value.yisheng:
+            yi = [s for s in agree if fvals[s][0].yisheng]
+            if yi:
+                value.yisheng = True
+        provs = [p for s in agree for p in _via(fvals[s][1].reading.formation.provenance, fvals[s][1].via)]
+        rec.formation = Grounded(value=value, provenance=provs, agree=agree,
+                                 disagree={s: _formation_text(fvals[s][0]) for s in dis})
+        used += [fvals[s][1] for s in fvals]
+
+    # -- components --
+    comp_sets: list[tuple[str, Candidate, list[Component]]] = []
+    for s in sorted(cands, key=_rank):
+        for c in cands[s]:
+            if c.reading.components or c.reading.inherited_components:
+                comps = _component_sets(c, form_leaves, corpus)
+                if comps:
+                    comp_sets.append((s, c, comps))
+                    break
+    # direct analyses outrank borrowed ones; a partial source (段注) never gives the list
+    comp_sets.sort(key=lambda t: (t[0] in PARTIAL_COMPONENT_SOURCES, t[1].via is not None, _rank(t[0])))
+    if comp_sets and comp_sets[0][0] not in PARTIAL_COMPONENT_SOURCES:
+        base_src, base_cand, base = comp_sets[0]
+        used += [t[1] for t in comp_sets]
+        order: dict[int, int] = {}
+        for comp in base:
+            comp.agree = [base_src]
+            for s, _c, other in comp_sets[1:]:
+                match = next((o for o in other if same_component(comp.name, o.name, variants=corpus.variants)), None)
+                if match is None:
+                    if s not in PARTIAL_COMPONENT_SOURCES:
+                        comp.disagree[s] = "not listed"
+                elif sorted(match.functions) == sorted(comp.functions):
+                    comp.agree.append(s)
+                    comp.provenance += match.provenance
+                    if not comp.interpretation and match.interpretation:
+                        comp.interpretation = match.interpretation
+                        comp.interpretation_provenance = match.interpretation_provenance
+                else:
+                    comp.disagree[s] = "、".join(match.functions) or "no function"
+                    if not comp.interpretation and match.interpretation:
+                        comp.interpretation = match.interpretation
+                        comp.interpretation_provenance = match.interpretation_provenance
+            order[id(comp)], comp.position = _position(comp.name, operands, corpus) if operands else (99, None)
+            if comp.name in ("阝",) and comp.position in ("左", "右"):
+                comp.name = canonical(comp.name, comp.position)
+        # reading order of the glyph (left to right, top to bottom, outside in), then as the source lists them
+        rec.components = sorted(base, key=lambda c: order[id(c)])
+    elif chosen_ids and operands and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
+        # no source analyses it: the IDS operands, without functions (a pictograph's
+        # strokes are not components, so not for 象形 / 指事)
+        for o in operands:
+            if o.text in PLACEHOLDERS or any(ch in PLACEHOLDERS for ch in o.text):
+                continue
+            rec.components.append(Component(
+                name=canonical(o.text, o.position) if o.is_character else o.text, position=o.position,
+                provenance=[p.model_copy(update={"rule": "ids.first_level"}) for p in chosen_ids.provenance],
+                agree=list(rec.ids.agree) if rec.ids else []))
+
+    # -- original meaning, English definition, senses --
+    gl = [(s, c) for s in sorted(cands, key=_rank) if (c := _first(cands[s], "original_meaning"))]
+    if gl:
+        s0, c0 = gl[0]
+        agree = [s for s, c in gl if glosses_agree(c.reading.original_meaning.value, c0.reading.original_meaning.value)]
+        rec.original_meaning = Grounded(
+            value=c0.reading.original_meaning.value,
+            provenance=[p for s, c in gl if s in agree for p in _via(c.reading.original_meaning.provenance, c.via)],
+            agree=agree, disagree={s: c.reading.original_meaning.value for s, c in gl if s not in agree})
+        used += [c for _, c in gl]
+    de = []
+    for s in ("unihan", "makemeahanzi"):
+        c = _first([x for x in cands.get(s, []) if x.via is None], "definition_en") or _first(cands.get(s, []), "definition_en")
+        if c:
+            de.append((s, c))
+    if de:
+        s0, c0 = de[0]
+        v0 = c0.reading.definition_en.value
+        agree = [s for s, c in de if glosses_agree(c.reading.definition_en.value, v0)]
+        rec.definition_en = Grounded(
+            value=v0, provenance=[p for s, c in de if s in agree for p in _via(c.reading.definition_en.provenance, c.via)],
+            agree=agree, disagree={s: c.reading.definition_en.value for s, c in de if s not in agree})
+        used += [c for _, c in de]
+    sc = _first(cands.get("shuowen", []), "senses")
+    if sc:
+        rec.senses = [x.model_copy(update={"provenance": _via(x.provenance, sc.via)}) for x in sc.reading.senses]
+        used.append(sc)
+
+    # -- readings: pinyin and 反切 from every source, merged by value --
+    by_value: dict[tuple[str | None, str | None], Reading] = {}
+    for s in sorted(cands, key=_rank):
+        c = _first([x for x in cands[s] if x.via is None], "readings") or _first(cands[s], "readings")
+        if not c:
+            continue
+        used.append(c)
+        for rd in c.reading.readings:
+            key = (rd.pinyin, rd.fanqie)
+            have = by_value.get(key)
+            if have is None:
+                by_value[key] = rd.model_copy(update={"provenance": _via(rd.provenance, c.via)})
+            else:
+                have.provenance += _via(rd.provenance, c.via)
+    rec.readings = list(by_value.values())
+
+    # -- variants: the form's own (Shuowen 重文, Unihan, cjkvi-ids), and forms linking to it --
+    seen: dict[tuple[str, str], Variant] = {}
+    for s in sorted(cands, key=_rank):
+        for c in cands[s]:
+            if c.via is not None:
+                continue
+            for v in c.reading.variants:
+                key = (v.form, v.kind)
+                if key in seen:
+                    seen[key].provenance += v.provenance
+                else:
+                    seen[key] = v.model_copy(deep=True)
+            if c.reading.variants:
+                used.append(c)
+    for other, kind, r in corpus.reverse_links.get(form, []):
+        if other == form or kind == "異體" and not r.formation:
+            continue
+        line = next((l for l in corpus.texts.get(r.entry_key, "").split("\n")
+                     if f"\t{other}\t" in l and any(f"{m}{form}" in l for m in ("→", "←", "<"))), None)
+        if line is None:
+            continue
+        entry_id = r.entry_key.split(":", 1)[1]
+        key = (other, kind)
+        p = Provenance(source="cjkvi-ids", entry_id=entry_id, span=line, rule="cjkvi-ids.analysis.link")
+        if key in seen:
+            seen[key].provenance.append(p)
+        else:
+            seen[key] = Variant(form=other, kind=kind, provenance=[p])
+        used.append(Candidate(r))
+    rec.variants = list(seen.values())
+
+    # -- radical-stroke, traditional / simplified --
+    uc = _first([x for x in cands.get("unihan", []) if x.via is None], "radical_stroke")
+    if uc:
+        rec.radical_stroke = Grounded(value=uc.reading.radical_stroke.value,
+                                      provenance=list(uc.reading.radical_stroke.provenance), agree=["unihan"])
+        used.append(uc)
+    trad = corpus.traditional.get(character)
+    simp = corpus.simplified.get(character)
+    rec.traditional = next((t for t in trad or [] if t != character), None)
+    rec.simplified = next((t for t in simp or [] if t != character), None)
+    if trad and character in trad:
+        rec.traditional = None
+
+    # -- raw texts of every reading consulted, flags they raised --
+    keys: dict[str, None] = {}
+    flags: list[FidelityFlag] = []
+    for c in used:
+        keys[c.reading.entry_key] = None
+        flags += c.reading.flags
+    from builder.records.fidelity import record_provenance
+
+    for _path, p in record_provenance(rec):
+        keys[f"{p.source}:{p.entry_id}"] = None
+    rec.raw = {k: corpus.texts[k] for k in sorted(keys) if k in corpus.texts}
+    seen_flags = set()
+    for f in flags:
+        k = (f.field, f.value, f.reason)
+        if k not in seen_flags:
+            seen_flags.add(k)
+            rec.flags.append(f)
+    return rec

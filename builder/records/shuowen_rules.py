@@ -1,0 +1,326 @@
+"""The rule-based reading of 說文解字 text: gloss, components, functions, formation.
+
+許慎's entries follow a small formula. The gloss comes first (``照也。``: the original
+meaning is what precedes 也); the analysis follows:
+
+- ``从X`` / ``从X从Y`` / ``从X、Y`` / ``从XY``: X (and Y) are semantic components (表意);
+  ``从二X`` / ``从反X`` / ``从X省`` are X doubled, reversed, abbreviated.
+- ``Y聲`` / ``Y省聲``: Y is the phonetic (表音), the character is 形声;
+  ``Y亦聲``: Y is semantic and phonetic, 形声 with the 亦声 flag.
+- ``象形`` / ``象…之形``: 象形; ``指事``: 指事; two or more semantic components and no
+  phonetic: 会意.
+- ``X，…也`` / ``X猶…也`` right after ``从X``, or a clause right before ``，从X``, explains X
+  (the component interpretation, COMI).
+
+Sentences that are not analysis are left alone: ``凡X之屬皆从X`` (the radical formula),
+``讀若…`` (a reading), ``一曰…`` (another sense), ``《…》曰`` (a citation), editors' notes.
+段玉裁's notes count only where they state a class outright (``會意``, ``形聲``, ``X亦聲``,
+``象形``, ``指事``, ``舉會意包形聲``) in the note on an analysis sentence.
+
+Every result carries the exact substring of the text it was read from (its span).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from builder.sources.adapters import cjk
+
+# Sentence openings that end the gloss and are analysis (or other non-gloss) sentences.
+NON_GLOSS_OPENINGS = ("从", "從", "象", "凡", "讀若", "讀與", "一曰", "《", "案", "臣鉉", "徐鍇", "指事",
+                      "古文", "籒文", "或", "闕", "此", "亦", "今", "又", "一名", "故", "商書", "逸周書", "春秋傳")
+# Sentences that are never analysis of this character.
+NOT_ANALYSIS = ("凡", "讀若", "讀與", "一曰", "《", "案", "臣鉉", "徐鍇", "春秋傳", "逸周書", "商書", "周書",
+                "周禮", "禮", "詩", "易", "書", "論語", "孟子", "司馬相如", "揚雄", "楊雄", "杜林", "賈侍中", "譚長",
+                "孔子", "韓非", "博士", "官溥", "宋弘", "衞宏", "爾雅")
+# Inside a 从-run: words that are not components (verbs, particles, locatives).
+# (Only function words: most verbs of the descriptive runs, 手 足 見 行 立 至 ..., are also
+# common components, so a run is cut at these and nothing else.)
+RUN_BREAKS = set("之相象於以也者所爲為及即卽其形意省聲")
+# Verbs that join two components in a run (从品在木上, 从又持巾, 从木戴孚): the
+# character after them is the next component.
+RUN_JOINS = set("在持戴依含覆挹貫推舉")
+COUNT_PREFIX = set("二三四")
+MODIFIER_PREFIX = set("反到倒")
+LOCATIVES = set("上下中內内外旁前後間")
+YISHENG = "亦"
+_BRACKET = re.compile(r"\[[^\]]*\]|\{[^}]*\}")
+
+
+@dataclass
+class Found:
+    """A value read from ``span`` (an exact substring of the parsed text) by ``rule``."""
+
+    value: str
+    span: str
+    rule: str
+
+
+@dataclass
+class ComponentFound:
+    """A component with its functions, the span naming it, and an optional interpretation."""
+
+    name: str
+    functions: list[str]
+    span: str
+    rule: str
+    interpretation: Found | None = None
+
+
+@dataclass
+class Analysis:
+    """What the rules read from one text."""
+
+    gloss: Found | None = None
+    senses: list[Found] = field(default_factory=list)
+    components: list[ComponentFound] = field(default_factory=list)
+    formation: Found | None = None       # value: 象形 / 指事 / 会意 / 形声
+    yisheng: bool = False
+
+
+def sentences(text: str) -> list[str]:
+    """Split on 。 (the 。 is not part of the sentence); empty pieces dropped."""
+    return [s for s in (p.strip() for p in text.split("。")) if s]
+
+
+def _is_analysis(sent: str) -> bool:
+    if sent.startswith(NOT_ANALYSIS):
+        return False
+    return bool(re.search(r"(^|[，；、])[从從象]", sent) or "聲" in sent or "象形" in sent or "指事" in sent)
+
+
+def split_gloss(text: str) -> tuple[list[str], list[str]]:
+    """(gloss sentences, remaining sentences). The first sentence is always gloss."""
+    sents = sentences(text)
+    if not sents:
+        return [], []
+    i = 1
+    while i < len(sents):
+        s = sents[i]
+        if s.startswith(NON_GLOSS_OPENINGS) or _is_analysis(s):
+            break
+        i += 1
+    return sents[:i], sents[i:]
+
+
+def read_gloss(text: str) -> tuple[Found | None, list[Found]]:
+    """The gloss (original meaning) and the 一曰 senses of an explanation.
+
+    The gloss span is the leading gloss sentences as they stand in ``text``; the value of
+    a one-sentence gloss drops its final 也 (``照也`` -> ``照``), a gloss of several
+    sentences is kept whole (``怒也。武也``). 一曰 sentences become senses (``一曰逐也`` -> ``逐``).
+    """
+    gl, rest = split_gloss(text)
+    gloss = None
+    if gl:
+        span = "。".join(gl)
+        if span in text:
+            # One clause loses its final 也 (照也 -> 照); a gloss of several clauses
+            # (馬: 怒也。武也) is kept whole, since cutting only the last 也 would leave a
+            # broken quotation (怒也。武).
+            value = span[:-1] if len(gl) == 1 and span.endswith("也") and len(span) > 1 else span
+            gloss = Found(value.strip("，"), span, "shuowen.gloss")
+    senses = []
+    for s in rest:
+        if s.startswith("一曰") and len(s) > 2:
+            v = s[2:]
+            v = v[:-1] if v.endswith("也") and len(v) > 1 else v
+            senses.append(Found(v, s, "shuowen.yiyue"))
+    return gloss, senses
+
+
+def _strip_brackets(s: str) -> str:
+    return _BRACKET.sub("", s)
+
+
+def _run_components(run: str) -> list[str]:
+    """Component characters named in one 从-run (``水工`` -> [水, 工])."""
+    out: list[str] = []
+    chars = [c for c in _strip_brackets(run) if not c.isspace()]
+    i = 0
+    while i < len(chars):
+        c = chars[i]
+        nxt = chars[i + 1] if i + 1 < len(chars) else None
+        if (c in COUNT_PREFIX or c in MODIFIER_PREFIX) and nxt and cjk(nxt) and nxt not in RUN_BREAKS:
+            i += 1
+            continue
+        if c in RUN_JOINS:
+            i += 1
+            continue
+        if c in RUN_BREAKS:
+            if c == "省" or c == "形" or c == "意":
+                i += 1
+                continue
+            break  # a verb or particle: what follows describes, it does not list components
+        if c in LOCATIVES and out:
+            i += 1
+            continue
+        if cjk(c):
+            out.append(c)
+        i += 1
+    return out
+
+
+_VARIANT_OPENING = re.compile(r"(?:亦古文|古文|籒文|籀文|篆文|小篆|或|俗|奇字|今文)?")
+# X聲 / X省聲 / X亦聲, allowing a bracketed alternative form or an editor's parenthesis
+# between X and 聲 (从玉官[𡧺]聲, 从犬巳（段註改為㔾）聲).
+_PHONETIC = re.compile(r"([^，；、。\[\]（）])(?:\[[^\]]*\]|（[^）]*）)?(亦)?(省)?聲")
+_INTERP = re.compile(r"(?:^|[，。；])(([^，。；从從])(?:，|者，|猶|，猶)[^。；从從]{1,24}?也)")
+_PURPOSE = re.compile(r"(?:^|[。；])([^，。；从從]{2,16})，[从從](.)")
+
+
+def _opens_analysis(clause: str, selves: set[str]) -> bool:
+    """A clause lists components when it opens with 从 (or 古文X从 / 或从 in a variant);
+    a 从 inside a clause is the verb 'follow' (鳥飛从高下至地)."""
+    rest = clause[_VARIANT_OPENING.match(clause).end():]
+    if rest[:1] in selves:
+        rest = rest[1:]
+    if rest[:1] == "又":
+        rest = rest[1:]
+    return rest[:1] in ("从", "從")
+
+
+def analyse(text: str, head: str | None = None, *, rule_prefix: str = "shuowen", skip_gloss: bool = True,
+            also: tuple[str, ...] = ()) -> Analysis:
+    """Read components, functions and formation from an explanation (or a variant's text).
+
+    ``head`` is the entry's own character and ``also`` other names of it (a variant's
+    head); neither is ever taken as a component. With
+    ``skip_gloss`` the leading gloss sentences are not analysed (they may contain 从 as a
+    verb: 鳥飛从高下至地也).
+    """
+    res = Analysis()
+    if skip_gloss:
+        res.gloss, res.senses = read_gloss(text)
+        _, sents = split_gloss(text)
+    else:
+        sents = sentences(text)
+    selves = {c for c in (head, *also) if c}
+    comps: dict[str, ComponentFound] = {}
+    single: dict[str, bool] = {}  # component named alone in its 从-run
+    phonetic_seen = False
+    where: dict[str, set[int]] = {}
+    yi_sent: int | None = None
+    for si, sent in enumerate(sents):
+        if sent.startswith(NOT_ANALYSIS):
+            continue
+        clean = sent
+        # phonetics: X聲, X省聲, X亦聲 (not in an onomatopoeic 象…聲 clause)
+        for m in _PHONETIC.finditer(clean):
+            ph = m.group(1)
+            if ph in "从從" and (m.start() == 0 or clean[m.start() - 1] in "，；、"):
+                continue
+            clause_start = max(clean.rfind("，", 0, m.start()), clean.rfind("；", 0, m.start())) + 1
+            if clean[clause_start:].startswith("象") or not cjk(ph) or ph in selves:
+                continue
+            phonetic_seen = True
+            yi = bool(m.group(2))
+            c = comps.setdefault(ph, ComponentFound(ph, [], sent, f"{rule_prefix}.phonetic"))
+            where.setdefault(ph, set()).add(si)
+            if "表音" not in c.functions:
+                c.functions.append("表音")
+            if yi:
+                res.yisheng = True
+                yi_sent = si if yi_sent is None else yi_sent
+                if "表意" not in c.functions:
+                    c.functions.insert(0, "表意")
+                c.rule = f"{rule_prefix}.yisheng"
+        # semantics: 从-runs in clauses that open with 从 (or with a variant's "古文X从")
+        for clause in re.split(r"[，；]", clean):
+            if not _opens_analysis(clause, selves):
+                continue
+            for m in re.finditer(r"[从從]([^从從]*)", clause):
+                names = []
+                for part in m.group(1).split("、"):
+                    pm = _PHONETIC.search(part)
+                    names += _run_components(part[:pm.start()] if pm else part)
+                for n in names:
+                    if n in selves:
+                        continue
+                    c = comps.setdefault(n, ComponentFound(n, [], sent, f"{rule_prefix}.semantic"))
+                    where.setdefault(n, set()).add(si)
+                    if "表意" not in c.functions:
+                        c.functions.insert(0, "表意")
+                    single[n] = len(names) == 1
+    # a component named in several sentences cites the run of sentences naming it
+    for n, idx in where.items():
+        if len(idx) > 1:
+            comps[n].span = "。".join(sents[min(idx):max(idx) + 1])
+    # interpretations of semantic components
+    joined = "。".join(sents)
+    interp = {m.group(2): m.group(1) for m in reversed(list(_INTERP.finditer(joined)))}
+    purpose = {m.group(2): m.group(1) for m in reversed(list(_PURPOSE.finditer(joined)))}
+    for name, c in comps.items():
+        if "表意" not in c.functions:
+            continue
+        if name in interp:
+            c.interpretation = Found(interp[name], interp[name], f"{rule_prefix}.component_gloss")
+        elif name in purpose and single.get(name) and "聲" not in purpose[name] \
+                and not purpose[name].startswith(NOT_ANALYSIS):
+            c.interpretation = Found(purpose[name], purpose[name], f"{rule_prefix}.component_purpose")
+    res.components = list(comps.values())
+    # formation
+    span_of = lambda pred: next((s for s in sents if pred(s)), None)  # noqa: E731
+    if phonetic_seen:
+        s = sents[yi_sent] if yi_sent is not None else span_of(lambda s: "聲" in s and not s.startswith(NOT_ANALYSIS))
+        res.formation = Found("形声", s, f"{rule_prefix}.formation.sheng")
+    elif (s := span_of(lambda s: "指事" in s)) is not None:
+        res.formation = Found("指事", s, f"{rule_prefix}.formation.zhishi")
+    elif (s := span_of(lambda s: "象形" in s or re.search(r"象.{1,20}形", s) is not None)) is not None:
+        res.formation = Found("象形", s, f"{rule_prefix}.formation.xiangxing")
+    elif (s := span_of(lambda s: "會意" in s)) is not None:
+        res.formation = Found("会意", s, f"{rule_prefix}.formation.huiyi")
+    else:
+        sem = [c for c in res.components if "表意" in c.functions]
+        doubled = span_of(lambda s: re.search(r"[从從][二三四]", s) is not None)
+        if len(sem) >= 2 or (sem and doubled):
+            idx = [i for i, s in enumerate(sents) if any(c.span == s for c in sem)]
+            span = "。".join(sents[min(idx):max(idx) + 1]) if idx else None
+            if span and span in text:
+                res.formation = Found("会意", span, f"{rule_prefix}.formation.huiyi_components")
+    return res
+
+
+VARIANT_PREFIX = re.compile(r"^(亦古文|古文|籒文|籀文|篆文|小篆|或|俗|奇字|今文)")
+
+
+def analyse_variant(text: str, head: str, form: str) -> Analysis:
+    """Read a 重文's own analysis (``古文朙从日`` -> 日 表意; ``或从虫`` ...)."""
+    return analyse(text, head=form, rule_prefix="shuowen.variant", skip_gloss=False, also=(head,))
+
+
+# ---- 段注 -------------------------------------------------------------------------------
+
+_DUAN_CUES: tuple[tuple[re.Pattern, str, bool], ...] = tuple((re.compile(p), l, y) for p, l, y in (
+    # (regex on the note, label, yisheng)
+    (r"會意[包苞]形聲|形聲[包苞]會意|會意而?兼形聲|形聲而?兼會意", "形声", True),
+    (r"[^，。、\s]亦聲", "形声", True),
+    (r"會意", "会意", False),
+    (r"形聲", "形声", False),
+    (r"象形", "象形", False),
+    (r"指事", "指事", False),
+))
+
+
+def duan_formation(pairs: list[tuple[str, str]], head: str) -> tuple[Found | None, list[ComponentFound]]:
+    """The class 段玉裁 states in his note on an analysis sentence, if any.
+
+    ``pairs`` are (quoted text, note). Returns the formation (value 会意/形声/象形/指事,
+    span = the cue in the note, rule ``duan.formation.*``; 亦声 gives value ``形声+亦声``)
+    and, for ``X亦聲``, the component X as 表意+表音.
+    """
+    analysed = [(q, n) for q, n in pairs if any(c in q for c in "从從聲象")]
+    for pattern, label, yi in _DUAN_CUES:  # strongest statement first, over every note
+        for _quote, note in analysed:
+            m = pattern.search(note)
+            if not m:
+                continue
+            comps = []
+            if pattern.pattern.startswith("[^"):
+                ch = m.group(0)[0]
+                if cjk(ch) and ch != head:
+                    comps.append(ComponentFound(ch, ["表意", "表音"], m.group(0), "duan.yisheng"))
+            value = label + ("+亦声" if yi else "")
+            return Found(value, m.group(0), "duan.formation"), comps
+    return None, []
