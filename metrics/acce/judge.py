@@ -130,6 +130,34 @@ _FRACTION = re.compile(r"(?<![\d.])(?P<n>\d+)\s*/\s*(?P<d>\d+)(?![\d.])")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
 
+_JSON_OBJECT = re.compile(r"\{.*\}", re.S)
+
+
+def _json_score(text: str) -> tuple[int | None, str | None] | None:
+    """A reply that is a JSON object with a ``score`` (``{"score": 3}``, ``{"score": "3"}``,
+    also inside a code fence): (score, None), or (None, reason) for a value that is not an
+    integer 0..4. None when the reply is not such an object (the text rules then apply)."""
+    m = _JSON_OBJECT.search(text)
+    if not m:
+        return None
+    try:
+        obj = json.loads(m.group(0))
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or "score" not in obj:
+        return None
+    value = obj["score"]
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None, f"JSON score {obj['score']!r} is not an integer"
+    if not 0 <= value <= 4:
+        return None, f"score {value} is outside 0-4"
+    return value, None
+
+
 def parse_score(reply: str | None) -> tuple[int | None, str | None]:
     """Read one integer score 0-4 from a judge reply: ``(score, None)`` or ``(None, reason)``.
 
@@ -139,13 +167,17 @@ def parse_score(reply: str | None) -> tuple[int | None, str | None]:
     numbers when they stand exactly where a digit would (``"three"`` -> 3, ``"三分"`` -> 3):
     they are unambiguous there. Failures: an empty reply, no score, several different
     scores, a scale other than 4 (``3/5``), a decimal, a value outside 0..4 (``"5"``).
-    ``<think>...</think>`` blocks are ignored.
+    ``<think>...</think>`` blocks are ignored. A JSON reply is read by its ``score`` field
+    first (``{"score": 3}``, ``{"score": "3"}``).
     """
     if reply is None or not str(reply).strip():
         return None, "empty reply"
     text = _THINK.sub("", str(reply)).strip()
     if not text:
         return None, "empty reply after removing the reasoning block"
+    json_score = _json_score(text)
+    if json_score is not None:
+        return json_score
     found: list[re.Match] = list(_LABELLED.finditer(text))
     if not found:
         found = list(_FEN.finditer(text))
