@@ -60,6 +60,7 @@ SCRIPT_LABELS = ("甲骨文", "金文", "古文", "篆书", "隶书", "楷书", 
 SCRIPT_SHORT = {"甲骨": "甲骨文", "金": "金文", "古": "古文", "篆": "篆书", "小篆": "篆书", "大篆": "篆书",
                 "隶": "隶书", "楷": "楷书", "草": "草书"}
 SCRIPT_SAME = {"简体": "楷书"}  # scored as the same script
+SCRIPT_OFFICIAL = {"战国文字": "古文"}  # this project's label -> the official one
 STRUCTURE_LABELS = ("⿰", "⿱", "⿲", "⿳", "⿴", "⿵", "⿶", "⿷", "⿸", "⿹", "⿺", "⿻", "独体")
 STRUCTURE_NAMES = {"左右结构": "⿰", "左中右结构": "⿲", "上下结构": "⿱", "上中下结构": "⿳", "全包围结构": "⿴",
                    "上三包围结构": "⿵", "下三包围结构": "⿶", "左三包围结构": "⿷", "左上包围结构": "⿸",
@@ -678,4 +679,48 @@ def _score_jiezi(replies, references, settings, judge) -> dict:
                per_item=per_item, failures=failures, skipped=skipped + res["skipped"],
                not_computed=res["not_computed"], protocol="paper", scoring="jiezi", settings=res["settings"],
                warnings=res["warnings"])
+    return out
+
+
+# ------------------------------------------------------------- bench rows -> reference
+def official_reference(structs: Sequence[dict]) -> dict:
+    """The eight-field reference of one bench image from its questions' ``answer_struct``
+    dicts (this project's keys: character, script, structure, formation + yisheng,
+    components, original_meaning, evolution; ARCHITECTURE.md).
+
+    A field no question covers is empty (``""``, ``[]`` or ``{}``). Formation labels get
+    their ``...字`` form and a 亦声 flag adds 会意字 beside 形声字 (the two-label set the paper's
+    FORC compares). Components come from the question that states the most attributes
+    (the full component question, with evolution types, over the aspect question).
+    Raises ``ValueError`` when a struct is not a dict.
+    """
+    out = {name: "" for name in REFERENCE_FIELDS}
+    out.update(造字法=[], 构件={})
+    best_components: tuple[int, list] = (-1, [])
+    for struct in structs:
+        if isinstance(struct, str):
+            struct = json.loads(struct)
+        if not isinstance(struct, dict):
+            raise ValueError(f"answer_struct is {type(struct).__name__}, expected an object")
+        for key, name in (("character", "现代字典字头"), ("script", "字形"), ("structure", "结构"),
+                          ("original_meaning", "本义"), ("evolution", "历代字形演变")):
+            if struct.get(key) and not out[name]:
+                out[name] = SCRIPT_OFFICIAL.get(str(struct[key]), str(struct[key])) if key == "script" else str(struct[key])
+        if struct.get("formation") and not out["造字法"]:
+            labels = text_list(struct["formation"])
+            if struct.get("yisheng"):
+                labels += [x for x in ("形声", "会意") if x not in labels]
+            out["造字法"] = [f"{x}字" if x in FORMATION_SHORT else x for x in labels]
+        comps = struct.get("components")
+        if isinstance(comps, list) and comps:
+            richness = sum(len([k for k in ("functions", "interpretation", "evolution_type") if c.get(k)])
+                           for c in comps if isinstance(c, dict))
+            if richness > best_components[0]:
+                best_components = (richness, comps)
+    for comp in best_components[1]:
+        if isinstance(comp, dict) and comp.get("name"):
+            attrs = {"功能": list(comp.get("functions") or []), "解释": str(comp.get("interpretation") or "")}
+            if comp.get("evolution_type"):
+                attrs["演变类型"] = str(comp["evolution_type"])
+            out["构件"][str(comp["name"])] = attrs
     return out
