@@ -166,19 +166,31 @@ def show_command(
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
     no_paper: bool = typer.Option(False, "--no-paper", help="Hide the paper's Table 10 rows."),
 ) -> None:
-    """Print the leaderboard: submitted rows beside the paper's reported rows."""
-    from rich.table import Table
-
-    from harness.leaderboard import table
-    from metrics.acce import labels
+    """Print the leaderboard: one ranked table per (protocol, scoring); the paper's rows
+    (paper + reference) are ranked only with submitted rows asked and scored the same way."""
+    from harness.leaderboard import protocol_group, table
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
                    "`jiezi leaderboard submit`); showing the paper's rows only", err=True)
     rows = table(board, include_paper=not no_paper)
-    tab = Table(title=f"JieZi-Bench leaderboard ({board})",
+    groups: dict[tuple[str, str], list] = {}
+    for row in rows:  # table() keeps each (protocol, scoring) group together
+        groups.setdefault(protocol_group(row), []).append(row)
+    for (protocol, scoring), members in groups.items():
+        _print_board(members, f"JieZi-Bench leaderboard ({board}): protocol {protocol}, scoring {scoring}")
+
+
+def _print_board(rows: list, title: str) -> None:
+    """One ranked table of rows sharing a protocol and scoring."""
+    from rich.table import Table
+
+    from metrics.acce import labels
+
+    tab = Table(title=title,
                 caption="ranked by how many of the 11 metrics a row has, then by macro: a macro over fewer "
-                        "metrics leaves out the hardest ones and is not comparable with a full row")
+                        "metrics leaves out the hardest ones and is not comparable with a full row; rows asked or "
+                        "scored another way are in their own table")
     tab.add_column("#", justify="right")
     tab.add_column("model")
     tab.add_column("source")

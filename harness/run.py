@@ -439,6 +439,7 @@ def evaluate(opts: EvalOptions) -> dict:
                         "predictions.jsonl keeps every answer")
     results = {
         "format": RESULTS_FORMAT,
+        "protocol": "per-question", "scoring": "jiezi",  # issue 13: see harness/protocol_paper.py
         "model": {"spec": str(spec), **backend.settings()},
         "bench": {"source": str(opts.bench), "config": opts.config, "split": opts.split, "fingerprint": bench_fp,
                   "rows": len(metas), "images": len({m["image_id"] for m in metas}), "limit": opts.limit},

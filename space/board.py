@@ -13,7 +13,7 @@ from metrics.acce import labels
 PAPER = "reported in paper"
 METRIC_COLUMNS = {m: m.replace("EVOI_", "") for m in labels.METRICS}  # EVOI_FAC -> FAC, as in Table 10
 LEVEL_COLUMNS = ("L1", "L2", "L3", "L4", "macro")
-COLUMNS = ["#", "model", "source", "metrics", *METRIC_COLUMNS.values(), *LEVEL_COLUMNS, "notes"]
+COLUMNS = ["#", "model", "source", "protocol", "metrics", *METRIC_COLUMNS.values(), *LEVEL_COLUMNS, "notes"]
 
 LEGEND = (
     "Scores are 0-100. **L1**..**L4** average the metrics of each level and **macro** the eleven metrics "
@@ -76,8 +76,12 @@ def table(board_dir: str | Path | None):
     except Exception as exc:  # a damaged board must not take the Space down
         raise BoardUnavailable(f"the leaderboard at {board_dir} cannot be read: {type(exc).__name__}: {exc}") from exc
     records = []
-    for rank, row in enumerate(rows, 1):
-        rec = {"#": rank, "model": row.model_name}
+    ranks: dict[tuple[str, str], int] = {}
+    for row in rows:
+        # rows asked or scored another way (issue 13) are ranked among themselves only
+        group = leaderboard.protocol_group(row)
+        ranks[group] = ranks.get(group, 0) + 1
+        rec = {"#": ranks[group], "model": row.model_name, "protocol": f"{group[0]} / {group[1]}"}
         for metric, column in METRIC_COLUMNS.items():
             rec[column] = _round(row.scores.get(metric))
         for level in LEVEL_COLUMNS:
