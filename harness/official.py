@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import defaultdict
 from pathlib import Path
-
-import shutil
 
 import datasets
 import yaml

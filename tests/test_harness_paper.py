@@ -19,7 +19,11 @@ from harness_fixtures import build_hub_folders
 from harness import leaderboard as lb
 from harness.backends import image_data_url
 from harness.bench import load_bench
-from harness.official import import_official_bench, import_official_dataset, read_official_bench
+from harness.official import (
+    import_official_bench,
+    import_official_dataset,
+    read_official_bench,
+)
 from harness.prompts import PAPER_PROMPT
 from harness.protocol_paper import evaluate_paper, load_paper_images
 from harness.run import EvalOptions
@@ -72,8 +76,9 @@ def hub(tmp_path_factory):
 
 
 def _opts(hub, out: Path, model: str, **kw) -> EvalOptions:
-    base = dict(model=model, bench=str(hub["bench"]), output=out, gallery=str(hub["dataset"]), progress=False,
-                bertscore=False, concurrency=4, max_retries=0, timeout=20, cache_dir=out.parent / "cache")
+    base = {"model": model, "bench": str(hub["bench"]), "output": out, "gallery": str(hub["dataset"]),
+            "progress": False, "bertscore": False, "concurrency": 4, "max_retries": 0, "timeout": 20,
+            "cache_dir": out.parent / "cache"}
     base.update(kw)
     return EvalOptions(**base)
 
