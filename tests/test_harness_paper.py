@@ -243,3 +243,15 @@ def test_space_board_ranks_within_a_protocol(tmp_path):
 
     frame = space_board.table(None)
     assert set(frame["protocol"]) == {"paper / reference"} and frame["#"].tolist()[0] == 1
+
+
+def test_hf_backend_paper_run(hub, tmp_path):
+    from tiny_vlm import build_tiny_vlm
+
+    model = build_tiny_vlm("qwen2_vl", tmp_path / "tiny-qwen2-vl")
+    res = evaluate_paper(_opts(hub, tmp_path / "run", f"hf:{model}", limit=3, batch_size=3, max_new_tokens=8))
+    preds = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text("utf-8").splitlines()]
+    assert len(preds) == 3 and all(p["error"] is None and isinstance(p["output"], str) for p in preds)
+    # a random model writes no JSON: every reply is a failure, counted, nothing scored
+    assert res["scores"]["counts"]["failures"] + res["scores"]["counts"]["successes"] == 3
+    assert res["model"]["backend"] == "hf"
