@@ -320,3 +320,23 @@ def test_jiezi_mode_reads_free_text_and_json():
     assert res["per_item"][0]["CHAR"] == 100.0 and res["per_item"][0]["SCRC"] == 100.0
     assert res["per_item"][1]["SCRC"] == 100.0 and res["per_item"][1]["STRC"] == 100.0
     assert res["ORIM"]["success_mean"] is None and "BERTScore" in res["ORIM"]["reason"]
+
+
+def test_official_reference_from_bench_structs():
+    from metrics.acce.paper import official_reference
+
+    structs = [{"character": "江"}, {"script": "战国文字"}, {"structure": "⿰"},
+               {"formation": ["形声"], "yisheng": True},
+               {"components": [{"name": "氵", "functions": ["表意"], "interpretation": "水"}]},  # aspect question
+               {"components": [{"name": "氵", "functions": ["表意"], "interpretation": "水", "evolution_type": "简化"}]},
+               json.dumps({"original_meaning": "长江"}, ensure_ascii=False), {"evolution": "从水工声"}]
+    ref = official_reference(structs)
+    assert tuple(ref) == ("现代字典字头", "字形", "造字法", "结构", "特殊结构", "构件", "本义", "历代字形演变")
+    assert ref["字形"] == "古文"  # the official label of 战国文字
+    assert ref["造字法"] == ["形声字", "会意字"]  # 亦声: both labels
+    assert ref["构件"] == {"氵": {"功能": ["表意"], "解释": "水", "演变类型": "简化"}}  # the richer question wins
+    assert official_reference([]) == {"现代字典字头": "", "字形": "", "造字法": [], "结构": "", "特殊结构": "",
+                                      "构件": {}, "本义": "", "历代字形演变": ""}
+    # the reference answers itself perfectly under the reference scorer
+    res = score_paper([json.dumps(ref, ensure_ascii=False)], [ref], settings=NO_MODELS)
+    assert all(res[m]["success_mean"] == 100.0 for m in ("CHAR", "SCRC", "STRC", "FORC", "COMR", "COMF", "COME"))
