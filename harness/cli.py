@@ -7,7 +7,7 @@
 - ``jiezi leaderboard show``: print the leaderboard with the paper's Table 10 rows.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
 
-Heavy imports happen inside the commands so ``jiezi --help`` stays fast.
+The ``--model`` forms come from the backend registry (``harness.backends.BACKENDS``).
 """
 
 from __future__ import annotations
@@ -17,12 +17,26 @@ from typing import Optional
 
 import typer
 
+from harness.backends import BACKENDS, ModelSpecError
+from harness.bench import BenchError
+from harness.leaderboard import SubmissionError, protocol_group, submit_file, table
+from harness.lmms import write_task_folder
+from harness.official import (
+    OfficialLayoutError,
+    import_official_bench,
+    import_official_dataset,
+)
+from harness.protocol_paper import evaluate_paper, print_paper_results
+from harness.run import EvalOptions, RunError, evaluate
+from harness.scoring import ScoringSetupError
+from metrics.acce import labels
+
 leaderboard_app = typer.Typer(help="JieZi-Bench leaderboard: submit predictions, show the table.",
                               no_args_is_help=True)
 
 
 def eval_command(
-    model: str = typer.Option(..., "--model", help="openai:MODEL@BASE_URL | hf:PATH_OR_ID | retrieval"),
+    model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values())),
     bench: str = typer.Option(..., "--bench", help="JieZi-Bench folder (Hub layout) or Hub repo id."),
     output: Path = typer.Option(..., "--output", "-o", help="Run folder: predictions.jsonl, results.json, run.json."),
     config: str = typer.Option("all", "--config", help="L1 | L2 | L3 | L4 | all"),
@@ -59,11 +73,6 @@ def eval_command(
                                                help="--protocol paper: send this file's text instead of our prompt."),
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
-    from harness.backends import ModelSpecError
-    from harness.bench import BenchError
-    from harness.run import EvalOptions, RunError, evaluate
-    from harness.scoring import ScoringSetupError
-
     opts = EvalOptions(model=model, bench=bench, output=output, config=config, split=split, limit=limit,
                        concurrency=concurrency, batch_size=batch_size, strategy=strategy, paraphrases=paraphrases,
                        paraphrase_source=paraphrase_source, gallery=gallery, bertscore_model=bertscore_model,
@@ -77,14 +86,17 @@ def eval_command(
     if prompt_file is not None and protocol != "paper":
         typer.echo("jiezi eval: --prompt-file applies to --protocol paper", err=True)
         raise typer.Exit(2)
+    if protocol == "paper":
+        try:
+            results = evaluate_paper(opts, prompt_file)
+        except (BenchError, ModelSpecError, ScoringSetupError, ValueError, RuntimeError, OSError) as exc:
+            typer.echo(f"jiezi eval --protocol paper: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        print_paper_results(results, output)
+        return
     try:
-        if protocol == "paper":
-            from harness.protocol_paper import evaluate_paper, print_paper_results
-
-            print_paper_results(evaluate_paper(opts, prompt_file), output)
-            return
         results = evaluate(opts)
-    except (RunError, BenchError, ModelSpecError, ScoringSetupError, ValueError, RuntimeError, OSError) as exc:
+    except (RunError, BenchError, ModelSpecError, ScoringSetupError, ValueError) as exc:
         typer.echo(f"jiezi eval: {exc}", err=True)
         raise typer.Exit(2) from exc
     print_results(results, output)
@@ -93,8 +105,6 @@ def eval_command(
 def print_results(results: dict, output: Path) -> None:
     """A short rich summary of results.json."""
     from rich.table import Table
-
-    from metrics.acce import labels
 
     console = _console()
     scores = results.get("scores", {})
@@ -142,9 +152,6 @@ def submit_command(
     judge: Optional[str] = typer.Option(None, "--judge", help="EVOI judge of a new board (fixed afterwards)."),
 ) -> None:
     """Validate, score and store a submission (one immutable row per distinct content)."""
-    from harness.bench import BenchError
-    from harness.leaderboard import SubmissionError, submit_file
-
     try:
         row = submit_file(predictions, model_name, meta, board, bench=bench, bertscore_model=bertscore_model,
                           judge=judge, progress=True)
@@ -168,7 +175,6 @@ def show_command(
 ) -> None:
     """Print the leaderboard: one ranked table per (protocol, scoring); the paper's rows
     (paper + reference) are ranked only with submitted rows asked and scored the same way."""
-    from harness.leaderboard import protocol_group, table
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
@@ -184,8 +190,6 @@ def show_command(
 def _print_board(rows: list, title: str) -> None:
     """One ranked table of rows sharing a protocol and scoring."""
     from rich.table import Table
-
-    from metrics.acce import labels
 
     tab = Table(title=title,
                 caption="ranked by how many of the 11 metrics a row has, then by macro: a macro over fewer "
@@ -220,8 +224,6 @@ def lmms_tasks_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench folder or repo id the tasks read (default jiezi/bench)."),
 ) -> None:
     """Write the lmms-eval task folder of JieZi-Bench (use with lmms-eval --include_path)."""
-    from harness.lmms import write_task_folder
-
     try:
         dest = write_task_folder(output, bench)
     except (FileExistsError, FileNotFoundError) as exc:
@@ -241,8 +243,6 @@ def import_official_bench_command(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
 ) -> None:
     """Convert the official bench layout into a JieZi-Bench Hub folder (configs images, all)."""
-    from harness.official import OfficialLayoutError, import_official_bench
-
     try:
         report = import_official_bench(root, out, overwrite=overwrite)
     except (OfficialLayoutError, FileExistsError) as exc:
@@ -261,8 +261,6 @@ def import_official_dataset_command(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
 ) -> None:
     """Convert the official VQA rows into TRL-ready JieZi-Dataset rows (config all, split train)."""
-    from harness.official import OfficialLayoutError, import_official_dataset
-
     try:
         report = import_official_dataset(vqa_file, out, images_root=images_root, overwrite=overwrite)
     except (OfficialLayoutError, FileExistsError) as exc:

@@ -28,11 +28,13 @@ from pathlib import Path
 
 import datasets
 
+from builder.publish.read import load_hub_layout
 from harness import prompts
-from harness.backends import HFBackend, OpenAIBackend, Request, parse_model_spec
+from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import BenchError, default_gallery, fingerprint, load_bench
 from harness.official import is_official_bench, read_official_bench
 from harness.predlog import PredictionLog, atomic_write_json
+from harness.retrieval import embed_images
 from harness.scoring import make_judge, package_versions, scorer_settings
 from metrics.acce.paper import official_reference, score_paper
 
@@ -66,8 +68,6 @@ def load_paper_images(bench: str | Path, split: str = "test", limit: int | None 
 
 
 def _hub_images(bench: str | Path, split: str) -> tuple[datasets.Dataset, dict]:
-    from builder.publish.read import load_hub_layout
-
     try:
         ds = load_hub_layout(bench, "images", split)
         if all(c in ds.column_names for c in IMAGE_COLUMNS):
@@ -132,26 +132,26 @@ class _Answerer:
         self.opts, self.spec, self.ds, self.prompt, self.own_prompt = opts, spec, ds, prompt, own_prompt
         self.backend = self._backend()
         self.composed: dict[int, str] = {}
-        if spec.kind == "retrieval":
+        if not BACKENDS[spec.kind].prompted:
             self._compose_all()
 
     def _backend(self):
+        """The registered backend of the spec (``harness.backends.BACKENDS``); one that answers
+        without a prompt (the retrieval baseline) must compose the JSON from its ``baseline``."""
         o = self.opts
-        if self.spec.kind == "openai":
-            return OpenAIBackend(self.spec, max_tokens=o.max_new_tokens, temperature=o.temperature, timeout=o.timeout,
-                                 max_retries=o.max_retries)
-        if self.spec.kind == "hf":
-            return HFBackend(self.spec, device=o.device, dtype=o.dtype, batch_size=o.batch_size or 8,
-                             max_new_tokens=o.max_new_tokens)
-        from harness.retrieval import RetrievalSettings, build_baseline
-
-        settings = RetrievalSettings(k=o.retrieval_k, temperature=o.retrieval_temperature, embedder=o.embedder)
-        gallery = o.gallery or default_gallery(o.bench)
-        return _RetrievalJSON(build_baseline(gallery, settings, cache_dir=o.cache_dir, progress=o.progress))
+        cls = BACKENDS[self.spec.kind]
+        gallery = (o.gallery or default_gallery(o.bench)) if cls.needs_gallery else None
+        backend = cls.create(self.spec, BackendOptions(
+            max_new_tokens=o.max_new_tokens, temperature=o.temperature, timeout=o.timeout, max_retries=o.max_retries,
+            device=o.device, dtype=o.dtype, batch_size=o.batch_size, gallery=gallery, retrieval_k=o.retrieval_k,
+            retrieval_temperature=o.retrieval_temperature, embedder=o.embedder, cache_dir=o.cache_dir,
+            progress=o.progress))
+        if not cls.prompted and not hasattr(backend, "baseline"):
+            raise ValueError(f"backend {self.spec.kind!r} answers without a prompt and has no baseline to compose "
+                             "the eight-field JSON from; --protocol paper cannot use it")
+        return backend
 
     def _compose_all(self) -> None:
-        from harness.retrieval import embed_images
-
         baseline = self.backend.baseline
         key = hashlib.sha256("\n".join(self.ds["image_id"]).encode()).hexdigest()[:20]
         cache = baseline.gallery.cache_dir / f"paper-{key}-{baseline.gallery.embedder.name}.npy"
@@ -164,7 +164,7 @@ class _Answerer:
     def __call__(self, batch: list[int]) -> list[dict]:
         t0 = time.perf_counter()
         try:
-            if self.spec.kind == "retrieval":
+            if self.composed:
                 texts = [self.composed[i] for i in batch]
             else:
                 reqs = [Request(self.ds[i]["image_id"], paper_messages(self.ds[i]["image"], self.prompt,
@@ -182,20 +182,6 @@ class _Answerer:
     def _record(self, i: int, text: str | None, dt: float, exc: Exception | None) -> dict:
         err = None if exc is None else f"{type(exc).__name__}: {exc}"[:2000]
         return {"id": self.ds[i]["image_id"], "output": text, "parsed": None, "latency_s": round(dt, 4), "error": err}
-
-
-class _RetrievalJSON:
-    """The retrieval baseline seen as a backend whose replies are composed up front."""
-
-    kind = "retrieval"
-    default_concurrency = 1
-    batch_size = 256
-
-    def __init__(self, baseline):
-        self.baseline = baseline
-
-    def settings(self) -> dict:
-        return {"backend": "retrieval", "model": "jiezi-retrieval", **self.baseline.describe()}
 
 
 def _check_identity(output: Path, identity: dict) -> None:
@@ -266,8 +252,9 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
     output = Path(opts.output)
     output.mkdir(parents=True, exist_ok=True)
     answerer = _Answerer(opts, spec, ds, prompt, prompt_file is not None)
+    prompted = BACKENDS[spec.kind].prompted
     _check_identity(output, {"protocol": "paper", "model": f"{spec.kind}:{spec.name}", "bench_fingerprint": bench_fp,
-                             "split": opts.split, "prompt": prompt_record if spec.kind != "retrieval" else None,
+                             "split": opts.split, "prompt": prompt_record if prompted else None,
                              "max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature})
     log = PredictionLog(output / "predictions.jsonl")
     done = log.done()
@@ -307,7 +294,7 @@ def _results(opts, spec, answerer, bench_info, bench_fp, ds, prompt_record, both
         "bench": {"source": str(opts.bench), "layout": bench_info["layout"], "split": opts.split,
                   "fingerprint": bench_fp, "images": len(ids), "rows": len(ids), "limit": opts.limit,
                   "problems": bench_info["problems"]},
-        "prompt": prompt_record if spec.kind != "retrieval" else None,
+        "prompt": prompt_record if BACKENDS[spec.kind].prompted else None,
         "scores": {k: v for k, v in both["reference"].items() if k not in ("per_item", "settings")},
         "scores_jiezi": {k: v for k, v in both["jiezi"].items() if k not in ("per_item", "settings")},
         "scorer": {"reference": both["reference"]["settings"], "jiezi": both["jiezi"]["settings"],

@@ -29,7 +29,9 @@ import os
 
 from harness import prompts
 from harness.bench import question_kind
+from harness.scoring import scorer_settings
 from metrics.acce import labels
+from metrics.acce.core import score
 from metrics.acce.judge import judge_from_env
 from metrics.acce.paper import PAPER_METRICS, score_paper
 
@@ -72,15 +74,11 @@ def jiezi_process_results(doc, results):
 
 
 def _settings():
-    from harness.scoring import scorer_settings
-
     settings, _ = scorer_settings(os.environ.get("JIEZI_BERTSCORE_MODEL") or None, progress=False)
     return settings
 
 
 def _aggregate(metric: str, items: list[dict]) -> float:
-    from metrics.acce.core import score
-
     if not items:
         return 0.0
     result = score([i["prediction"] for i in items], [i["reference"] for i in items], [[metric]] * len(items),
