@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -132,6 +133,8 @@ class _Answerer:
         self.opts, self.spec, self.ds, self.prompt, self.own_prompt = opts, spec, ds, prompt, own_prompt
         self.backend = self._backend()
         self.composed: dict[int, str] = {}
+        self._ds_lock = threading.Lock()
+        self._ids = ds["image_id"]
         if not BACKENDS[spec.kind].prompted:
             self._compose_all()
 
@@ -167,8 +170,10 @@ class _Answerer:
             if self.composed:
                 texts = [self.composed[i] for i in batch]
             else:
-                reqs = [Request(self.ds[i]["image_id"], paper_messages(self.ds[i]["image"], self.prompt,
-                                                                       system=not self.own_prompt)) for i in batch]
+                with self._ds_lock:  # decoding images; the Arrow table is shared between threads
+                    rows = [self.ds[i] for i in batch]
+                reqs = [Request(r["image_id"], paper_messages(r["image"], self.prompt, system=not self.own_prompt))
+                        for r in rows]
                 texts = self.backend.generate(reqs)
                 if len(texts) != len(reqs):
                     raise RuntimeError(f"backend returned {len(texts)} replies for {len(reqs)} requests")
@@ -181,7 +186,7 @@ class _Answerer:
 
     def _record(self, i: int, text: str | None, dt: float, exc: Exception | None) -> dict:
         err = None if exc is None else f"{type(exc).__name__}: {exc}"[:2000]
-        return {"id": self.ds[i]["image_id"], "output": text, "parsed": None, "latency_s": round(dt, 4), "error": err}
+        return {"id": self._ids[i], "output": text, "parsed": None, "latency_s": round(dt, 4), "error": err}
 
 
 def _check_identity(output: Path, identity: dict) -> None:
