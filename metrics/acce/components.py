@@ -521,33 +521,41 @@ def _parse_prose(text: str) -> list[Component]:
 
 # A header before the list ("构件如下：", "构件分析：", "Components:") names no component.
 _HEADER_END = r"(?:如下|以下|分析|拆分|列表|结果|as follows|analysis|breakdown)"
-_HEADER_LINE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[\s*]*:[\s*]*$", re.I)
-_HEADER_CLAUSE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
-_ECHOED_QUESTION = re.compile(r"^[^\n?:]*\?[\s*]*")
+# Matched at a position (``pattern.match(text, pos)``), so none starts with ^ (which only
+# matches at the start of the string) and the line end is a lookahead, not $.
+_HEADER_LINE = re.compile(rf"[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[ \t*]*:[ \t*]*(?=\n|$)", re.I)
+_HEADER_CLAUSE = re.compile(rf"[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
+_ECHOED_QUESTION = re.compile(r"[^\n?:]*\?[\s*]*")
+_NON_SPACE = re.compile(r"\S")
 
 
 def _focus(norm: str) -> str:
     """The component list of a normalised answer: after the last answer marker (答：), without
     leading echoed question sentences and a leading header ("构件如下："); "" when the answer
-    is only an echoed question."""
+    is only an echoed question.
+
+    The leading parts are skipped by moving one position forward, never by re-splitting
+    the rest of the text, so an answer of many echoed questions costs linear time (issue 15).
+    """
     text = answer_part(norm)
     if only_question(text):
         return ""
+    pos = 0
     while True:
-        lines = text.split("\n")
-        first = lines[0]
-        if _HEADER_LINE.match(first) and not extract_functions(first) and extract_evolution(first) is None:
-            text = "\n".join(lines[1:]).strip()
+        line = _HEADER_LINE.match(text, pos)
+        if line and not extract_functions(line.group()) and extract_evolution(line.group()) is None:
+            rest = _NON_SPACE.search(text, line.end())
+            pos = rest.start() if rest else len(text)
             continue
-        q = _ECHOED_QUESTION.match(text)
-        if q and text[q.end():].strip():
-            text = text[q.end():]
+        q = _ECHOED_QUESTION.match(text, pos)
+        if q and _NON_SPACE.search(text, q.end()):
+            pos = q.end()
             continue
-        h = _HEADER_CLAUSE.match(text)
+        h = _HEADER_CLAUSE.match(text, pos)
         if h and not extract_functions(h.group()) and extract_evolution(h.group()) is None:
-            text = text[h.end():]
+            pos = h.end()
             continue
-        return text
+        return text[pos:]
 
 
 def parse_components(text: str | None) -> list[Component] | None:
