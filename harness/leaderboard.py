@@ -37,8 +37,12 @@ import os
 import re
 import tempfile
 import time
+import unicodedata
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
+
+from confusable_homoglyphs.confusables import confusables_data
 
 from metrics.acce import labels
 
@@ -52,6 +56,7 @@ PAPER_TABLE = Path(__file__).with_name("paper_table10.json")
 LEVEL_KEYS = ("L1", "L2", "L3", "L4", "macro")
 _NAME = re.compile(r"^[^\W_][\w .+\-()]{0,79}$")
 _SHOWN_PROBLEMS = 5
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class SubmissionError(ValueError):
@@ -96,6 +101,58 @@ def check_model_name(name: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1)
+def _confusable_representatives() -> dict[str, str]:
+    """Character -> the representative of its confusable class (Unicode TR39
+    ``confusables.txt`` as shipped by ``confusable_homoglyphs``): single characters linked by
+    a confusable mapping, in either direction, form one class, and its lowest code point
+    stands for it (``е`` Cyrillic, ``e`` Latin -> ``e``; ``1``, ``I``, ``l`` -> ``1``)."""
+    parent: dict[str, str] = {}
+
+    def find(c: str) -> str:
+        while parent.get(c, c) != c:
+            parent[c] = parent.get(parent[c], parent[c])
+            c = parent[c]
+        return c
+
+    for char, glyphs in confusables_data.items():
+        for g in glyphs:
+            other = g["c"].strip("\u200e\u200f")  # the data wraps right-to-left glyphs in marks
+            if len(char) == 1 and len(other) == 1:
+                a, b = find(char), find(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {c: find(c) for c in parent}
+
+
+def name_key(name: str) -> str:
+    """The comparison key of a model name: NFKC (full-width ``Ｑ`` -> ``Q``), case folded,
+    white space collapsed, then every character replaced by its confusable class
+    (Unicode TR39 skeleton, see :func:`_confusable_representatives`), so ``Ｑwen3.5-9B``,
+    ``Qwеn3.5-9B`` (Cyrillic е) and ``qwen3.5-9b`` share the key of ``Qwen3.5-9B``."""
+    reps = _confusable_representatives()
+    text = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    skeleton = "".join(reps.get(c, c) for c in text)
+    # a second pass: case folding can turn a mapped character into another member of a class
+    return "".join(reps.get(c, c) for c in skeleton.casefold())
+
+
+def _lone_surrogate(value) -> str | None:
+    """The first string inside ``value`` (str, list or dict, nested) that is not valid
+    Unicode text (a lone UTF-16 surrogate such as ``"\\ud800"``, which JSON can escape but
+    UTF-8 cannot encode), as ``repr`` of the code point and its index; else None."""
+    if isinstance(value, str):
+        m = _SURROGATE.search(value)
+        return f"U+{ord(m.group()):04X} at character {m.start()}" if m else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = _lone_surrogate(k) if isinstance(k, str) else None
+        found = found or _lone_surrogate(v)
+        if found:
+            return found
+    return None
+
+
 _META_FIELDS = {"organization": str, "url": str, "paper": str, "base_model": str, "params": (str, int, float),
                 "license": str, "notes": str, "contact": str, "training_data": str, "date": str}
 
@@ -116,6 +173,9 @@ def check_meta(meta: dict | None) -> dict:
             raise SubmissionError(f"metadata field {key!r} must be text{' or a number' if key == 'params' else ''}")
         if isinstance(value, str) and len(value) > 500:
             raise SubmissionError(f"metadata field {key!r} is longer than 500 characters")
+        if isinstance(value, str) and _lone_surrogate(value):
+            raise SubmissionError(f"metadata field {key!r} is not valid Unicode text: it holds a lone surrogate "
+                                  f"({_lone_surrogate(value)})")
         if isinstance(value, float) and not math.isfinite(value):
             raise SubmissionError(f"metadata field {key!r} must be a finite number")
     return dict(meta)
@@ -192,6 +252,13 @@ def validate_predictions(data: bytes, bench_ids: list[str], *, max_bytes: int = 
             continue
         if obj.get("error") is not None and not isinstance(obj["error"], str):
             problems.append(f"line {n}: field 'error' must be a string or null")
+            continue
+        bad = next(((k, found) for k in ALLOWED_FIELDS if k in obj and (found := _lone_surrogate(obj[k]))), None)
+        if bad:
+            # A JSON escape such as "\ud800" decodes to half a UTF-16 pair: not a character,
+            # so the answer cannot be stored or hashed as UTF-8 text.
+            problems.append(f"line {n}: field {bad[0]!r} is not valid Unicode text: it holds a lone surrogate "
+                            f"({bad[1]}); write the character itself or a full surrogate pair")
             continue
         rows.append(obj)
         if len(problems) > 50:
@@ -352,12 +419,14 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     with ``created=False``. Raises :class:`SubmissionError` with a plain-words message.
     """
     name = check_model_name(model_name)
-    taken = {r.model_name.casefold(): r.model_name for r in paper_rows()}
-    if name.casefold() in taken:
+    taken = {name_key(r.model_name): r.model_name for r in paper_rows()}
+    if name_key(name) in taken:
         # The board shows these names as "reported in paper"; a submission under the same
-        # name would make the comparison ambiguous.
-        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name.casefold()]!r}); "
-                              "choose a name that tells your run apart, e.g. add your organisation or a version")
+        # name, or one that only looks the same (full-width or Cyrillic letters), would make
+        # the comparison ambiguous.
+        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name_key(name)]!r}) "
+                              "or looks the same as one; choose a name that tells your run apart, e.g. add your "
+                              "organisation or a version")
     meta = check_meta(meta)
     max_bytes = MAX_BYTES
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading
