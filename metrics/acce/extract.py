@@ -292,9 +292,32 @@ def find_mentions(text: str, compiled) -> list[Mention]:
     return [_mention(text, labels, start, end) for start, end, labels in taken]
 
 
-def _choose_single(mentions: list[Mention]) -> str | None:
+# What joins two labels of a hedge: 或 / 或者 / 还是 / 抑或 / or / a list mark 、 or slash
+# ("可能是甲骨文、金文或小篆", "金文或甲骨文", "oracle bone or bronze").
+_DISJUNCTION = re.compile(r"\s*(?:或者?(?:是|为)?|还是|抑或|或许是|\bor\b(?:\s+(?:maybe|perhaps|possibly))?)\s*", re.I)
+_LIST_JOIN = re.compile(r"\s*[、/]\s*")  # not a comma: "甲骨文，金文作…" goes on to another statement
+
+
+def is_hedge(text: str, mentions: list[Mention], *, lists: bool = True) -> bool:
+    """True when two different labels among ``mentions`` (asserted mentions of one field,
+    by position) stand side by side joined by a disjunction (或, 还是, or) or, with
+    ``lists``, by a list separator (、 /): the answer names several labels of a field that
+    has one, so it is a hedge and earns no credit (issue 15: "可能是甲骨文、金文或小篆")."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    for a, b in zip(ordered, ordered[1:]):
+        if a.labels == b.labels or b.start < a.end:
+            continue
+        gap = text[a.end:b.start]
+        if _DISJUNCTION.fullmatch(gap) or (lists and _LIST_JOIN.fullmatch(gap)):
+            return True
+    return False
+
+
+def _choose_single(mentions: list[Mention], text: str | None = None) -> str | None:
     live = _asserted(mentions)
     if not live:
+        return None
+    if text is not None and is_hedge(text, live):
         return None
     if len({m.labels for m in live}) == 1:
         return live[0].labels[0]
@@ -435,7 +458,7 @@ def extract_script(text: str | None) -> str | None:
     for suffix in ("", "书", "体", "文"):
         if bare and bare.endswith(suffix) and bare[: len(bare) - len(suffix)] in SCRIPT_SHORT:
             return SCRIPT_SHORT[bare[: len(bare) - len(suffix)]]
-    return _choose_single(find_mentions(norm, _SCRIPT_RES))
+    return _choose_single(find_mentions(norm, _SCRIPT_RES), norm)
 
 
 def _idc_mentions(text: str) -> list[Mention]:
@@ -469,7 +492,7 @@ def extract_structure(text: str | None) -> str | None:
         return None
     mentions = _structure_mentions(norm)
     # An IDC and a name inside one parenthesised pair ("⿰（左右结构）") agree by construction.
-    return _choose_single([m for m in mentions if m.labels != (_FAMILY,)])
+    return _choose_single([m for m in mentions if m.labels != (_FAMILY,)], norm)
 
 
 # The whole clause before a mention that adds it to the previous statement (又是形声字).
@@ -520,6 +543,8 @@ def extract_formation(text: str | None) -> tuple[frozenset[str], bool] | None:
         return m.cued or len(m.labels) > 1 or joined(m) or norm[m.end:m.end + 1] == "字"
 
     chosen = [m for m in in_statement if strong(m)] or in_statement
+    if is_hedge(norm, in_statement, lists=False):  # "形声或会意": a guess between two, not a set of two
+        return None
     labels = frozenset(label for m in chosen for label in m.labels)
     # 会意 joined by 形声 in one statement ("属会意，兼形声") is the 亦声 case too
     both = labels == {"会意", "形声"} and any(joined(m) for m in chosen)
