@@ -325,7 +325,9 @@ def _choose_single(mentions: list[Mention], text: str | None = None) -> str | No
     return (cued or live)[0].labels[0]
 
 
-_STRIP = re.compile(r"[\s*_`#>\"'「」『』《》【】()\[\]<>.。,，、:：;；!！?？~\-]+")
+# Marks around or beside a bare answer: markdown, quotes, CJK brackets (〔〕〈〉〖〗〘〙〚〛),
+# dashes (—— ─ –), reference and bullet marks (※ · • ・), ellipses.
+_STRIP = re.compile(r"[\s*_`#>\"'「」『』《》【】〔〕〈〉〖〗〘〙〚〛{}()\[\]<>.。,，、:：;；!！?？~\-—–―·•※…⋯]+")
 
 
 def _bare(text: str) -> str:
@@ -602,17 +604,17 @@ def _ids_end(text: str, pos: int) -> int:
 
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _IDS_OPERAND = re.compile(HAN + "|[\u2e80-\u2fdf\u31c0-\u31ee？?]")
-_QUOTED = re.compile(rf"[「『\"'《【(]\s*({HAN}|[{IDC_CHARS}][^」』\"'》】)\s]{{2,12}})\s*[」』\"'》】)]")
-_AFTER_CHAR = r"(?=[」』\"'》】)]|字(?=[,。;.!\n(（的」』\"'》)]|\s*$)|\s*[,。;.!\n(（]|\s*$)"
+_QUOTED = re.compile(rf"[「『\"'《【(〔〈〖]\s*({HAN}|[{IDC_CHARS}][^」』\"'》】)〕〉〗\s]{{2,12}})\s*[」』\"'》】)〕〉〗]")
+_AFTER_CHAR = r"(?=[」』\"'》】)〕〉〗]|字(?=[,。;.!\n(（的」』\"'》)]|\s*$)|\s*[,。;.!\n(（]|\s*$)"
 _EN_HEDGE = r"(?:(?:most\s+)?(?:likely|probably|possibly|perhaps)\s+)?"
 _CHAR_CUE = re.compile(
     rf"(?:答案|答|结论|字头|楷书字头|现代字头|现代汉字|现代字形?|对应(?:的)?(?:现代)?(?:汉字|楷书|字头|字)?|释文|释为|释作|隶定为?|"
-    rf"今字|今作|楷化为|写作|即|是|为|作)\s*(?:为|是|作|乃)?\s*[:：]?\s*[「『\"'《【(]?\s*({HAN}){_AFTER_CHAR}"
+    rf"今字|今作|楷化为|写作|即|是|为|作)\s*(?:为|是|作|乃)?\s*[:：]?\s*[「『\"'《【(〔〈〖]?\s*({HAN}){_AFTER_CHAR}"
     rf"|(?:character|answer|glyph)\s*(?:is|:|=)\s*{_EN_HEDGE}(?:the\s+)?(?:character\s+)?[\"'「(]?\s*({HAN})"
     rf"|(?:it is|this is|it's)\s*{_EN_HEDGE}(?:the\s+character\s+)?[\"'「(]?\s*({HAN})",
     re.I,
 )
-_LEADING = re.compile(rf"^\s*(?:[*_`#>\-]+\s*)?[「『\"'《【(]?\s*({HAN})\s*[」』\"'》】)]?\s*(?:字)?\s*(?:[,。;.!\n(（]|$)")
+_LEADING = re.compile(rf"^\s*(?:[*_`#>\-—–·•※]+\s*)?[「『\"'《【(〔〈〖]?\s*({HAN})\s*[」』\"'》】)〕〉〗]?\s*(?:字)?\s*(?:[,。;.!\n(（—–]|$)")
 
 
 @functools.lru_cache(maxsize=1 << 15)
