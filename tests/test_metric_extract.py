@@ -294,3 +294,13 @@ def test_variation_selectors_and_zero_width_characters_are_dropped():
     r = score(["\u200b\u200b\u200b"], [{"original_meaning": "江水"}], ["ORIM"],
               settings={"bertscore": False, "progress": False})
     assert r["counts"]["ORIM"]["unparseable"] == 1  # zero-width spaces answer nothing
+
+
+@pytest.mark.parametrize("ids", ["⿼冂口", "⿽口木", "⿾人", "⿿木", "㇯口木"])
+def test_unicode_15_1_idcs_agree_between_builder_and_metric(ids):
+    from builder.ids import structure_label
+
+    gold = structure_label(ids)  # what the builder writes as the STRC reference
+    assert extract_structure(ids) == gold == extract_structure(ids[0]) if len(ids) > 2 else extract_structure(ids) == gold
+    r = score([ids[0], ids], [{"structure": gold}] * 2, ["STRC"] * 2, settings={"bertscore": False, "progress": False})
+    assert r["STRC"] == 100.0  # the source's own IDC, alone or as an IDS, scores

@@ -24,7 +24,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .labels import IDC_ARITY
+from .labels import IDC_15_1_NEAREST, IDC_ARITY
 from .normalize import HAN, IDC_CHARS, normalize_text
 
 # --------------------------------------------------------------------------- synonyms
@@ -482,7 +482,11 @@ def _structure_mentions(norm: str) -> list[Mention]:
 
 @functools.lru_cache(maxsize=1 << 15)
 def extract_structure(text: str | None) -> str | None:
-    """Structure label (STRC): one IDC of ``labels.STRUCTURES`` (or a Unicode 15.1 IDC) or 独体.
+    """Structure label (STRC): one IDC of ``labels.STRUCTURES`` or 独体.
+
+    Unicode 15.1 IDCs (⿼⿽⿾⿿㇯) are parsed and given as their nearest classic IDC
+    (``labels.IDC_15_1_NEAREST``: ⿼ -> ⿷, ⿽ -> ⿺, ⿾ / ⿿ -> 独体, ㇯ -> ⿴), as the builder
+    labels them (ACCE.md: map them only where the label set needs it).
 
     ``"⿰"``, ``"左右结构"``, ``"left-right"``, ``"⿰氵工"`` (an IDS: its top-level IDC) ->
     ``"⿰"``; ``"独体字"`` -> ``"独体"``; ``"全包围"`` -> ``"⿴"``; negated mentions are
@@ -494,7 +498,11 @@ def extract_structure(text: str | None) -> str | None:
         return None
     mentions = _structure_mentions(norm)
     # An IDC and a name inside one parenthesised pair ("⿰（左右结构）") agree by construction.
-    return _choose_single([m for m in mentions if m.labels != (_FAMILY,)], norm)
+    label = _choose_single([m for m in mentions if m.labels != (_FAMILY,)], norm)
+    # The STRC label set has no Unicode 15.1 IDC: they read as their nearest classic IDC by
+    # the one table the builder also uses (builder/ids.py structure_label), so an answer in
+    # the source's own IDC (⿼) meets the reference the builder wrote (⿷).
+    return IDC_15_1_NEAREST.get(label, label) if label else None
 
 
 # The whole clause before a mention that adds it to the previous statement (又是形声字).
