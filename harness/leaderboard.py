@@ -44,6 +44,7 @@ from pathlib import Path
 
 from confusable_homoglyphs.confusables import confusables_data
 
+from harness.bench import bench_identity, fingerprint, image_sizes, load_bench, resolve_revision
 from metrics.acce import labels
 
 log = logging.getLogger(__name__)
@@ -331,16 +332,18 @@ def _write_exclusive(path: Path, text: str) -> bool:
 
 
 def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_model: str | None = None,
-               judge: str | None = None, config: str = "all", split: str = "test") -> Board:
+               judge: str | None = None, config: str = "all", split: str = "test",
+               revision: str | None = None) -> Board:
     """Open a board, creating ``board.json`` on first use.
 
     On creation the bench is ``bench`` (default: the ``jiezi-bench`` folder beside the
-    board folder) and the scorer uses ``bertscore_model`` / ``judge``. On an existing
+    board folder) read at ``revision`` (a Hub repo id is pinned to the commit it resolves
+    to; see ``harness.bench.resolve_revision``), and the scorer uses ``bertscore_model`` /
+    ``judge``; ``board.json`` records the bench's fingerprint, revision, content
+    fingerprint and image sizes. On an existing
     board those settings are fixed: a different ``bertscore_model`` or ``judge``, or a
     bench with another fingerprint, raises :class:`SubmissionError`.
     """
-    from harness.bench import fingerprint, load_bench
-
     path = Path(board_dir)
     cfg_path = path / "board.json"
     if cfg_path.exists():
@@ -353,21 +356,23 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
             raise SubmissionError(f"this board scores EVOI with judge {cfg['scorer'].get('judge')!r}; "
                                   f"its settings are fixed, so --judge {judge!r} cannot be used")
         if bench:
-            fp = fingerprint(load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"]))
+            fp = fingerprint(load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"],
+                                        revision=cfg["bench"].get("revision")))
             if fp != cfg["bench"]["fingerprint"]:
                 raise SubmissionError(f"the bench {bench!r} differs from the one this board was created for "
                                       f"({cfg['bench']['source']!r}, fingerprint {cfg['bench']['fingerprint'][:12]})")
         return board
     source = bench or str(path.resolve().parent / "jiezi-bench")
-    ds = load_bench(source, config, split)
+    pinned = resolve_revision(source, revision)
+    ds = load_bench(source, config, split, revision=pinned)
     from harness.scoring import resolve_bertscore_model
 
     _, record = resolve_bertscore_model(bertscore_model)
     cfg = {
         "format": BOARD_FORMAT,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "bench": {"source": str(source), "config": config, "split": split, "fingerprint": fingerprint(ds),
-                  "rows": len(ds)},
+        "bench": {**bench_identity(source, pinned), "config": config, "split": split, "fingerprint": fingerprint(ds),
+                  "rows": len(ds), "image_sizes": image_sizes(ds)},
         "scorer": {"bertscore_model": bertscore_model or record["requested"], "bertscore": record, "judge": judge},
         "max_bytes": MAX_BYTES,
     }
@@ -378,12 +383,10 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
 
 
 def _bench_rows(board: Board) -> list[dict]:
-    from harness.bench import load_bench
     from harness.run import META_COLUMNS
 
-    from harness.bench import fingerprint
-
-    ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"])
+    ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"],
+                    revision=board.bench.get("revision"))
     fp = fingerprint(ds)
     if fp != board.bench["fingerprint"]:
         # Rows scored against two different benches (e.g. before and after `jiezi audit
@@ -407,10 +410,55 @@ def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: boo
     return {"result": result, "bertscore": record}
 
 
+RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.run's results.json
+# Backend settings that change answers (harness.run keeps the same ones in run.json).
+_DECODING_KEYS = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "decoding", "dtype", "retrieval",
+                  "k", "temperature_softmax", "embedder", "gallery_fingerprint")
+
+
+def run_record(results: dict | None, board: Board) -> dict:
+    """What produced a submission, from the ``results.json`` that ``jiezi eval`` wrote beside
+    its predictions: ``model_spec``, ``prompt_version``, ``decoding`` (the backend settings
+    that change answers), ``image_size``, ``strategy``, ``protocol``, ``bench_fingerprint``,
+    ``bench_revision``, ``bench_content_fingerprint``, ``packages``. Without one,
+    ``{"recorded": False}`` and the bench's image sizes. Raises :class:`SubmissionError` when
+    it is not a results.json of ``jiezi eval`` or was made on another bench than the board's.
+    """
+    sizes = board.bench.get("image_sizes")
+    if results is None:
+        return {"recorded": False, "image_size": sizes,
+                "note": "no results.json came with the predictions: model, prompt and decoding are not known"}
+    if not isinstance(results, dict) or results.get("format") != RESULTS_FORMAT:
+        raise SubmissionError(f"the run record is not a results.json written by `jiezi eval` (format {RESULTS_FORMAT!r})")
+    bench = results.get("bench") or {}
+    if bench.get("fingerprint") != board.bench["fingerprint"]:
+        raise SubmissionError(f"the run's results.json was made on another bench (fingerprint "
+                              f"{str(bench.get('fingerprint'))[:12]}) than this board's ({board.bench['fingerprint'][:12]})")
+    model = results.get("model") or {}
+    scorer = results.get("scorer") or {}
+    return {
+        "recorded": True,
+        "model_spec": model.get("spec"),
+        "prompt_version": results.get("prompt_version"),
+        "decoding": {k: model[k] for k in model if k in _DECODING_KEYS or k.startswith("decod")},
+        "image_size": model.get("image_size") or results.get("image_size") or sizes,
+        "strategy": results.get("strategy"),
+        "protocol": results.get("protocol") or scorer.get("protocol") or "jiezi",
+        "bench_fingerprint": bench.get("fingerprint"),
+        "bench_revision": bench.get("revision"),
+        "bench_content_fingerprint": bench.get("content_fingerprint"),
+        "config": bench.get("config"), "split": bench.get("split"),
+        "packages": results.get("packages"),
+    }
+
+
 def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
            bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
-           progress: bool = False) -> Row:
+           progress: bool = False, results: dict | None = None, revision: str | None = None) -> Row:
     """Validate, score and store one submission; returns its :class:`Row`.
+
+    ``results``: the run's ``results.json`` (see :func:`run_record`), stored in the row as
+    ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`).
 
     ``file_bytes``: the predictions.jsonl content; ``model_name``: see
     :func:`check_model_name`; ``meta``: see :func:`check_meta`; ``board_dir``: the board
@@ -431,7 +479,8 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     max_bytes = MAX_BYTES
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading
         raise SubmissionError(f"the file is {len(file_bytes) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
-    board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge)
+    board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge, revision=revision)
+    run = run_record(results, board)
     bench_rows = _bench_rows(board)
     rows = validate_predictions(file_bytes, [r["id"] for r in bench_rows], max_bytes=board.config.get("max_bytes", max_bytes))
     if not any(r.get("output") for r in rows):
@@ -457,6 +506,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
         "bertscore": scored["bertscore"],
         "scorer_settings": res.get("settings"),
         "comparable_to_paper": bool(scored["bertscore"].get("comparable_to_paper")),
+        "run": run,
     }
     row = Row(id=sid, model_name=name, source="submitted", scores=scores, meta=meta,
               submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), details=details)
@@ -473,14 +523,25 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
 
 
 def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None, board_dir: str | Path,
-                **kwargs) -> Row:
-    """:func:`submit` for files on disk; the size limit is checked before reading."""
+                results_path: str | Path | None = None, **kwargs) -> Row:
+    """:func:`submit` for files on disk; the size limit is checked before reading.
+
+    ``results_path``: the run's results.json (default: ``results.json`` beside the
+    predictions, when there is one), stored with the row (:func:`run_record`)."""
     p = Path(path)
     if not p.is_file():
         raise SubmissionError(f"{p}: no such file")
     size = p.stat().st_size
     if size > MAX_BYTES:
         raise SubmissionError(f"{p.name} is {size / 1e6:.1f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
+    results_file = Path(results_path) if results_path else p.with_name("results.json")
+    if results_path and not results_file.is_file():
+        raise SubmissionError(f"{results_file}: no such file (the run's results.json)")
+    if results_file.is_file() and kwargs.get("results") is None:
+        try:
+            kwargs["results"] = json.loads(results_file.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SubmissionError(f"run record {results_file}: not a readable UTF-8 JSON file ({exc})") from exc
     meta = None
     if meta_path:
         try:
@@ -494,6 +555,68 @@ def load_row(path: str | Path) -> Row:
     """Read one stored row."""
     data = json.loads(Path(path).read_text("utf-8"))
     return Row(**{k: v for k, v in data.items() if k in Row.__dataclass_fields__})
+
+
+def find_row(board_dir: str | Path, ref: str) -> Path:
+    """The stored row file that ``ref`` names: a path to it, its id or a unique id prefix
+    (at least 6 hex digits), or its exact model name. Raises :class:`SubmissionError`
+    naming what matched (none, or several)."""
+    if Path(ref).is_file():
+        return Path(ref)
+    folder = Path(board_dir) / "submissions"
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    by_id = [f for f in files if len(ref) >= 6 and f.stem.startswith(ref.lower())]
+    by_name = [] if by_id else [f for f in files if _safe_name(f) == ref]
+    found = by_id or by_name
+    if len(found) != 1:
+        what = "no row" if not found else f"{len(found)} rows ({', '.join(f.stem[:12] for f in found)})"
+        raise SubmissionError(f"{what} of the board {board_dir} match {ref!r}; give a row id (or 6+ of its first "
+                              "hex digits), its model name or the row file")
+    return found[0]
+
+
+def _safe_name(path: Path) -> str | None:
+    try:
+        return load_row(path).model_name
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance: float = 1e-4) -> dict:
+    """Re-score a stored row from its stored predictions and check its stored scores.
+
+    ``ref``: see :func:`find_row`. Checks that the predictions file still has the row's
+    content id, that the bench is unchanged (fingerprint), and that each of the eleven
+    metrics, L1..L4 and macro re-scored with the board's settings equals the stored value
+    within ``tolerance`` (points on 0-100; None must stay None). Returns ``{"row", "model_name",
+    "ok", "content_ok", "checked", "differences": {metric: [stored, recomputed]},
+    "scores"}``. Raises :class:`SubmissionError` when the row, its predictions or the board
+    cannot be read.
+    """
+    path = find_row(board_dir, ref)
+    row = load_row(path)
+    cfg_path = Path(board_dir) / "board.json"
+    if not cfg_path.is_file():
+        raise SubmissionError(f"{board_dir}: no board.json (not a leaderboard folder)")
+    board = Board(Path(board_dir), json.loads(cfg_path.read_text("utf-8")))
+    preds = board.path / "predictions" / f"{row.id}.jsonl"
+    if not preds.is_file():
+        raise SubmissionError(f"row {row.id[:12]} ({row.model_name}): its predictions {preds} are missing")
+    bench_rows = _bench_rows(board)
+    rows = validate_predictions(preds.read_bytes(), [r["id"] for r in bench_rows],
+                                max_bytes=board.config.get("max_bytes", MAX_BYTES))
+    res = _score(board, rows, bench_rows, progress)["result"]
+    recomputed = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
+    differences = {}
+    for m, new in recomputed.items():
+        old = row.scores.get(m)
+        same = (old is None and new is None) or (
+            old is not None and new is not None and abs(float(old) - float(new)) <= tolerance)
+        if not same:
+            differences[m] = [old, new]
+    content_ok = content_id(rows) == row.id
+    return {"row": row.id, "model_name": row.model_name, "ok": content_ok and not differences,
+            "content_ok": content_ok, "checked": len(recomputed), "differences": differences, "scores": recomputed}
 
 
 # ------------------------------------------------------------------------------ table

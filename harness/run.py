@@ -51,7 +51,7 @@ from harness.backends import (
     RetrievalBackend,
     parse_model_spec,
 )
-from harness.bench import default_gallery, fingerprint, load_bench, question_kind
+from harness.bench import bench_identity, default_gallery, fingerprint, load_bench, question_kind, resolve_revision
 from harness.predlog import PredictionLog, atomic_write_json
 from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
 from metrics.acce import labels
@@ -80,12 +80,15 @@ class EvalOptions:
     ``gallery``: JieZi-Dataset folder or id (default: next to the bench);
     ``bertscore_model``: see :func:`harness.scoring.resolve_bertscore_model`;
     ``judge``: see :func:`harness.scoring.make_judge`; ``score``: False skips results.json;
-    ``bertscore``: False reports ORIM/COMI as not computed without loading a model.
+    ``bertscore``: False reports ORIM/COMI as not computed without loading a model;
+    ``revision``: branch, tag or commit of a Hub repo-id bench, pinned to its commit
+    (``harness.bench.resolve_revision``) and recorded in results.json.
     """
 
     model: str
     bench: str
     output: Path
+    revision: str | None = None
     config: str = "all"
     split: str = "test"
     limit: int | None = None
@@ -356,7 +359,8 @@ def evaluate(opts: EvalOptions) -> dict:
                              else (None, None))
     judge = make_judge(opts.judge) if opts.score else None
 
-    ds = load_bench(opts.bench, opts.config, opts.split)
+    revision = resolve_revision(opts.bench, opts.revision)  # one commit for every read of this run
+    ds = load_bench(opts.bench, opts.config, opts.split, revision=revision)
     bench_fp = fingerprint(ds)
     if opts.limit is not None and opts.limit < len(ds):
         ds = ds.select(range(opts.limit))
@@ -440,8 +444,9 @@ def evaluate(opts: EvalOptions) -> dict:
     results = {
         "format": RESULTS_FORMAT,
         "model": {"spec": str(spec), **backend.settings()},
-        "bench": {"source": str(opts.bench), "config": opts.config, "split": opts.split, "fingerprint": bench_fp,
-                  "rows": len(metas), "images": len({m["image_id"] for m in metas}), "limit": opts.limit},
+        "bench": {**bench_identity(opts.bench, revision), "config": opts.config, "split": opts.split,
+                  "fingerprint": bench_fp, "rows": len(metas), "images": len({m["image_id"] for m in metas}),
+                  "limit": opts.limit},
         "strategy": {"name": opts.strategy, "shots": strategies.SHOTS if opts.strategy != "zero-shot" else 0,
                      "retriever": gallery.describe() if (gallery is not None and spec.kind != "retrieval") else None},
         "prompt_version": prompts.PROMPT_VERSION if spec.kind != "retrieval" else None,
