@@ -71,3 +71,14 @@ def test_eval_revision_is_refused_for_a_folder(bench, tmp_path):
     res = CliRunner().invoke(app, ["eval", "--model", "retrieval", "--bench", str(bench), "--revision", "main",
                                    "--output", str(tmp_path / "run"), "--no-progress"])
     assert res.exit_code == 2 and "applies to a Hub repo id" in res.output
+
+
+def test_the_published_card_states_the_content_fingerprint(sources_dir, tmp_path):
+    from huggingface_hub import DatasetCard
+
+    from qa_fixtures import build_fixture
+
+    build_fixture(sources_dir, tmp_path, bench_size=8)
+    folder = tmp_path / "jiezi-bench"
+    stated = DatasetCard.load(folder / "README.md").data["content_fingerprint"]
+    assert stated == content_fingerprint(folder) == bench_identity(folder, None)["content_fingerprint"]
