@@ -8,7 +8,7 @@
 - ``jiezi leaderboard verify ROW``: re-score a stored row from its predictions and check its scores.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
 
-Heavy imports happen inside the commands so ``jiezi --help`` stays fast.
+The ``--model`` forms come from the backend registry (``harness.backends.BACKENDS``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,20 @@ from typing import Optional
 
 import typer
 
+from harness.backends import BACKENDS, ModelSpecError
+from harness.bench import BenchError
+from harness.leaderboard import SubmissionError, submit_file, table, verify
+from harness.lmms import write_task_folder
+from harness.run import EvalOptions, RunError, evaluate
+from harness.scoring import ScoringSetupError
+from metrics.acce import labels
+
 leaderboard_app = typer.Typer(help="JieZi-Bench leaderboard: submit predictions, show the table.",
                               no_args_is_help=True)
 
 
 def eval_command(
-    model: str = typer.Option(..., "--model", help="openai:MODEL@BASE_URL | hf:PATH_OR_ID | retrieval"),
+    model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values())),
     bench: str = typer.Option(..., "--bench", help="JieZi-Bench folder (Hub layout) or Hub repo id."),
     output: Path = typer.Option(..., "--output", "-o", help="Run folder: predictions.jsonl, results.json, run.json."),
     revision: Optional[str] = typer.Option(None, "--revision",
@@ -58,11 +66,6 @@ def eval_command(
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
-    from harness.backends import ModelSpecError
-    from harness.bench import BenchError
-    from harness.run import EvalOptions, RunError, evaluate
-    from harness.scoring import ScoringSetupError
-
     opts = EvalOptions(model=model, bench=bench, output=output, revision=revision, config=config, split=split, limit=limit,
                        concurrency=concurrency, batch_size=batch_size, strategy=strategy, paraphrases=paraphrases,
                        paraphrase_source=paraphrase_source, gallery=gallery, bertscore_model=bertscore_model,
@@ -81,8 +84,6 @@ def eval_command(
 def print_results(results: dict, output: Path) -> None:
     """A short rich summary of results.json."""
     from rich.table import Table
-
-    from metrics.acce import labels
 
     console = _console()
     scores = results.get("scores", {})
@@ -134,9 +135,6 @@ def submit_command(
     revision: Optional[str] = typer.Option(None, "--revision", help="Revision of a Hub repo-id bench of a new board."),
 ) -> None:
     """Validate, score and store a submission (one immutable row per distinct content)."""
-    from harness.bench import BenchError
-    from harness.leaderboard import SubmissionError, submit_file
-
     try:
         row = submit_file(predictions, model_name, meta, board, results, bench=bench, bertscore_model=bertscore_model,
                           judge=judge, progress=True, revision=revision)
@@ -159,9 +157,6 @@ def verify_command(
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
 ) -> None:
     """Re-score a row's stored predictions with the board's settings and check its stored scores."""
-    from harness.bench import BenchError
-    from harness.leaderboard import SubmissionError, verify
-
     try:
         report = verify(board, row, progress=True)
     except (SubmissionError, BenchError) as exc:
@@ -184,9 +179,6 @@ def show_command(
 ) -> None:
     """Print the leaderboard: submitted rows beside the paper's reported rows."""
     from rich.table import Table
-
-    from harness.leaderboard import table
-    from metrics.acce import labels
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
@@ -224,8 +216,6 @@ def lmms_tasks_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench folder or repo id the tasks read (default jiezi/bench)."),
 ) -> None:
     """Write the lmms-eval task folder of JieZi-Bench (use with lmms-eval --include_path)."""
-    from harness.lmms import write_task_folder
-
     try:
         dest = write_task_folder(output, bench)
     except (FileExistsError, FileNotFoundError) as exc:

@@ -8,6 +8,15 @@ One code path for the CLI (``jiezi leaderboard submit|show``) and the Gradio Spa
   plain-words message on any problem.
 - :func:`table` ``(board_dir) -> list[dict]`` gives the submitted rows and the paper's
   Table 10 rows (``paper_table10.json``, marked "reported in paper"), best macro first.
+- :func:`verify` ``(board_dir, row) -> dict`` re-scores a stored row from its stored
+  predictions with the board's settings and checks its stored scores
+  (``jiezi leaderboard verify ROW``).
+
+A row keeps, besides its scores, the run that produced it (``details["run"]``, from the
+``results.json`` of ``jiezi eval``: model spec, prompt version, decoding settings, image size,
+strategy, protocol, bench fingerprint and revision) and the board's bench identity
+(``details["bench"]``: source, revision, content fingerprint, image sizes). Model names are
+compared with the paper's under NFKC and a Unicode TR39 confusable skeleton.
 
 Board folder::
 
@@ -44,7 +53,8 @@ from pathlib import Path
 
 from confusable_homoglyphs.confusables import confusables_data
 
-from harness.bench import bench_identity, fingerprint, image_sizes, load_bench, resolve_revision
+from harness.bench import META_COLUMNS, bench_identity, fingerprint, image_sizes, load_bench, resolve_revision
+from harness.scoring import make_judge, resolve_bertscore_model, score_rows, scorer_settings
 from metrics.acce import labels
 
 log = logging.getLogger(__name__)
@@ -201,6 +211,41 @@ def _problems(kind: str, items: list[str]) -> str:
     return f"{len(items)} {kind}: {shown}{more}"
 
 
+def _read_line(n: int, line: str) -> tuple[dict | None, str | None]:
+    """One predictions line as ``(object, None)``, or ``(None, problem)`` naming line ``n``,
+    the field and what was expected."""
+    try:
+        obj = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+    except ValueError as exc:
+        return None, f"line {n}: not plain JSON ({exc})"
+    if not isinstance(obj, dict):
+        return None, f"line {n}: expected a JSON object, got {type(obj).__name__}"
+    unknown = [k for k in obj if k not in ALLOWED_FIELDS]
+    if unknown:
+        return None, f"line {n}: unknown field(s) {unknown}; allowed fields are {list(ALLOWED_FIELDS)}"
+    missing = [k for k in REQUIRED_FIELDS if k not in obj]
+    if missing:
+        return None, f"line {n}: missing field(s) {missing}"
+    if not isinstance(obj["id"], str) or not obj["id"]:
+        return None, f"line {n}: field 'id' must be a non-empty string"
+    if obj["output"] is not None and not isinstance(obj["output"], str):
+        return None, f"line {n}: field 'output' must be a string or null"
+    if obj.get("parsed") is not None and not isinstance(obj["parsed"], dict):
+        return None, f"line {n}: field 'parsed' must be an object or null"
+    lat = obj.get("latency_s")
+    if lat is not None and (isinstance(lat, bool) or not isinstance(lat, (int, float))):
+        return None, f"line {n}: field 'latency_s' must be a number or null"
+    if obj.get("error") is not None and not isinstance(obj["error"], str):
+        return None, f"line {n}: field 'error' must be a string or null"
+    bad = next(((k, found) for k in ALLOWED_FIELDS if k in obj and (found := _lone_surrogate(obj[k]))), None)
+    if bad:
+        # A JSON escape such as "\ud800" decodes to half a UTF-16 pair: not a character,
+        # so the answer cannot be stored or hashed as UTF-8 text.
+        return None, (f"line {n}: field {bad[0]!r} is not valid Unicode text: it holds a lone surrogate "
+                      f"({bad[1]}); write the character itself or a full surrogate pair")
+    return obj, None
+
+
 def validate_predictions(data: bytes, bench_ids: list[str], *, max_bytes: int = MAX_BYTES) -> list[dict]:
     """Parse and check a submitted predictions file; returns one dict per line.
 
@@ -222,44 +267,9 @@ def validate_predictions(data: bytes, bench_ids: list[str], *, max_bytes: int = 
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
-        except ValueError as exc:
-            problems.append(f"line {n}: not plain JSON ({exc})")
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"line {n}: expected a JSON object, got {type(obj).__name__}")
-            continue
-        unknown = [k for k in obj if k not in ALLOWED_FIELDS]
-        if unknown:
-            problems.append(f"line {n}: unknown field(s) {unknown}; allowed fields are {list(ALLOWED_FIELDS)}")
-            continue
-        missing = [k for k in REQUIRED_FIELDS if k not in obj]
-        if missing:
-            problems.append(f"line {n}: missing field(s) {missing}")
-            continue
-        if not isinstance(obj["id"], str) or not obj["id"]:
-            problems.append(f"line {n}: field 'id' must be a non-empty string")
-            continue
-        if obj["output"] is not None and not isinstance(obj["output"], str):
-            problems.append(f"line {n}: field 'output' must be a string or null")
-            continue
-        if obj.get("parsed") is not None and not isinstance(obj["parsed"], dict):
-            problems.append(f"line {n}: field 'parsed' must be an object or null")
-            continue
-        lat = obj.get("latency_s")
-        if lat is not None and (isinstance(lat, bool) or not isinstance(lat, (int, float))):
-            problems.append(f"line {n}: field 'latency_s' must be a number or null")
-            continue
-        if obj.get("error") is not None and not isinstance(obj["error"], str):
-            problems.append(f"line {n}: field 'error' must be a string or null")
-            continue
-        bad = next(((k, found) for k in ALLOWED_FIELDS if k in obj and (found := _lone_surrogate(obj[k]))), None)
-        if bad:
-            # A JSON escape such as "\ud800" decodes to half a UTF-16 pair: not a character,
-            # so the answer cannot be stored or hashed as UTF-8 text.
-            problems.append(f"line {n}: field {bad[0]!r} is not valid Unicode text: it holds a lone surrogate "
-                            f"({bad[1]}); write the character itself or a full surrogate pair")
+        obj, problem = _read_line(n, line)
+        if problem:
+            problems.append(problem)
             continue
         rows.append(obj)
         if len(problems) > 50:
@@ -365,8 +375,6 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
     source = bench or str(path.resolve().parent / "jiezi-bench")
     pinned = resolve_revision(source, revision)
     ds = load_bench(source, config, split, revision=pinned)
-    from harness.scoring import resolve_bertscore_model
-
     _, record = resolve_bertscore_model(bertscore_model)
     cfg = {
         "format": BOARD_FORMAT,
@@ -383,8 +391,6 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
 
 
 def _bench_rows(board: Board) -> list[dict]:
-    from harness.run import META_COLUMNS
-
     ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"],
                     revision=board.bench.get("revision"))
     fp = fingerprint(ds)
@@ -400,8 +406,6 @@ def _bench_rows(board: Board) -> list[dict]:
 
 
 def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool) -> dict:
-    from harness.scoring import make_judge, score_rows, scorer_settings
-
     settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress)
     judge = make_judge(board.scorer.get("judge"))
     if judge is None:
