@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from builder.publish.read import content_fingerprint, load_hub_layout
+from builder.publish.read import content_fingerprint, load_hub_layout, local_data_files
 from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
 # The bench columns that asking and scoring read (jiezi eval and the leaderboard); images stay out.
@@ -70,8 +70,6 @@ def _empty_split(bench: str | Path, config: str, split: str) -> bool:
     if not folder.is_dir():
         return False
     import pyarrow.parquet as pq
-
-    from builder.publish.read import local_data_files
 
     try:
         files = local_data_files(folder, config, split)
