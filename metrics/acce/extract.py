@@ -228,10 +228,6 @@ def _clause_start(text: str, pos: int) -> int:
     return _index(text).clause_start(pos)
 
 
-def _is_negated(window: str) -> bool:
-    return _index(window).negated(0, len(window))
-
-
 _SENTENCE_END = re.compile(r"[。;!?\n]|(?<=[a-z])\.\s")
 # A reply that denies the question before it: "不，…", "不是。", "否", "No, …" (不错 / 不仅
 # are not denials).
