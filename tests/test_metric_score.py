@@ -325,7 +325,7 @@ def test_refused_component_interpretation_earns_no_credit():
 
 @pytest.mark.parametrize(("reply", "value"), [('{"score": 3}', 3), ('{"score": "3"}', 3),
                                                ('```json\n{"score": 4, "reason": "ok"}\n```', 4),
-                                               ('{"score": 3.0}', 3), ('{"score": 5}', None),
+                                               ('{"score": 5}', None),
                                                ('{"score": 2.5}', None)])
 def test_judge_json_replies_parse(reply, value):
     from metrics.acce.judge import parse_score
