@@ -427,7 +427,7 @@ def evaluate(opts: EvalOptions) -> dict:
     n_empty = sum(1 for r in records[0].values() if r and not r.get("error") and not (r.get("output") or "").strip())
     if n_empty:
         warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (the retrieval baseline gives none "
-                        "when no neighbour has the field); they score 0")
+                        "when it abstains or the decided character's record lacks the field); they score 0")
     reused = len(ids) - sum(1 for w, _, _ in items if w == 0)
     previous = output / "results.json"
     try:

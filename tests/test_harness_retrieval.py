@@ -81,7 +81,12 @@ def test_retrieval_run_answers_every_subtask_and_writes_results(hub, tmp_path):
     bench = load_bench(hub["bench"], "all", "test")
     assert [p["id"] for p in preds] == bench["id"]  # one line per bench id, in bench order
     assert all(set(p) == {"id", "output", "parsed", "latency_s", "error"} for p in preds)
-    assert all(p["error"] is None and p["output"] and p["parsed"] for p in preds)
+    chars = {r["id"]: r["character"] for r in bench.select_columns(["id", "character"]).to_list()}
+    # The gallery has 11 of the 13 characters: the baseline abstains on the two unseen ones
+    # (every question of their glyphs unanswered) and answers every question of the others.
+    assert all(p["error"] is None for p in preds)
+    assert all(p["output"] and p["parsed"] for p in preds if chars[p["id"]] not in UNSEEN_CHARACTERS)
+    assert all(p["output"] == "" for p in preds if chars[p["id"]] in UNSEEN_CHARACTERS)
 
     saved = json.loads((out / "results.json").read_text("utf-8"))
     scores = saved["scores"]
@@ -90,9 +95,7 @@ def test_retrieval_run_answers_every_subtask_and_writes_results(hub, tmp_path):
     computed = [m for m in labels.METRICS if scores[m] is not None]
     assert computed == [m for m in labels.METRICS if not m.startswith("EVOI")]
     assert "judge" in scores["not_computed"]["EVOI_FAC"]
-    # The gallery has 11 of the 13 characters; the two unseen ones cannot be named.
     by_id = {p["id"]: p for p in preds}
-    chars = {r["id"]: r["character"] for r in bench.select_columns(["id", "character"]).to_list()}
     char_rows = [i for i in by_id if i.endswith("::CHAR")]
     right = {chars[i] for i in char_rows if by_id[i]["output"] == chars[i]}
     assert not right & set(UNSEEN_CHARACTERS)
@@ -108,6 +111,13 @@ def test_retrieval_run_answers_every_subtask_and_writes_results(hub, tmp_path):
     assert saved["scorer"]["bertscore_model"]["requested"] == "offline-minilm"
     assert saved["scorer"]["settings"]["bertscore"]["model"].endswith("model")
     assert saved["model"]["gallery"]["embedder"]["embedder"] == "hog"
+    # abstention counted, calibration and coverage stated
+    assert saved["model"]["abstention"]["glyphs"] == len(set(bench["image_id"]))
+    assert saved["model"]["abstention"]["abstained"] == 2
+    cal = saved["model"]["calibration"]
+    assert cal["fit"]["by_condition"]["unseen character"] > 0 and "all scripts" in cal["curves"]
+    assert saved["model"]["gallery"]["coverage"]["scripts"]["楷书"]["images"] > 0
+    assert "金文" in saved["model"]["gallery"]["coverage"]["missing"]
     assert saved["bench"]["fingerprint"] == fingerprint(bench)
     assert saved["packages"]["datasets"] and saved["run"]["wall_time_s"] > 0
     assert res["scores"]["CHAR"] == scores["CHAR"]
