@@ -2,20 +2,26 @@
 risk-coverage curves.
 
 The baseline first decides one character from its ``k`` nearest gallery glyphs
-(:meth:`harness.retrieval.RetrievalBaseline.decide`). Three numbers describe how sure
+(:meth:`harness.retrieval.RetrievalBaseline.decide`). Two numbers describe how sure
 that vote is (:data:`FEATURES`):
 
 - ``margin``: the winner's summed softmax weight minus the runner-up's (0-1);
-- ``top_similarity``: the cosine similarity of the winner's nearest glyph (-1..1);
-- ``support``: the share of the ``k`` neighbours that are the winner (0-1).
+- ``top_similarity``: the cosine similarity of the winner's nearest glyph (-1..1).
 
-A logistic regression (scikit-learn's ``LogisticRegression``) maps them to the
-probability that the decided (character, script) pair is right. It is fitted on held-out
+The share of the ``k`` neighbours that are the winner (``support``) is reported with a
+decision but not used: it is capped by how many images a character has in the gallery
+(two to nine), so it measures the gallery more than the glyph, and on the test galleries
+it took a negative weight. A logistic regression (scikit-learn's ``LogisticRegression``,
+C=100: weak regularisation, as the two features are on a 0-1 scale and the samples are
+many) maps them to the
+probability that the decided character is right (every level is read from that
+character's records, so the character is what must be right; a script answer can still
+be wrong for a script the gallery lacks, which is why the Space states the coverage). It is fitted on held-out
 JieZi-Dataset glyphs in three conditions (``harness.retrieval.fit_calibration``):
 ``seen`` (the query image left out, other images of its character remain), ``unseen
 character`` (every image of its character left out, so any answer is wrong) and
 ``held-out script`` (every gallery image of its script left out, as for a glyph drawn in
-a script the gallery lacks, so the script answer is wrong). The baseline abstains when
+a script the gallery lacks: the character must be found through other scripts). The baseline abstains when
 the confidence is below :attr:`Calibration.threshold` (0.5: it answers only when right
 is more likely than wrong).
 
@@ -31,10 +37,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-FEATURES = ("margin", "top_similarity", "support")
+FEATURES = ("margin", "top_similarity")
 CONDITIONS = ("seen", "unseen character", "held-out script")
 COVERAGE_POINTS = (0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
-CALIBRATION_VERSION = 1
+CALIBRATION_VERSION = 3
 
 
 @dataclass
@@ -54,7 +60,7 @@ class Calibration:
     curves: dict = field(default_factory=dict)
 
     def confidence(self, features: dict | np.ndarray) -> float | np.ndarray:
-        """P(answer right) for one feature dict, or a ``(n, 3)`` array -> ``(n,)``; 0-1."""
+        """P(answer right) for one feature dict, or a ``(n, 2)`` array -> ``(n,)``; 0-1."""
         if isinstance(features, dict):
             x = np.array([[float(features[f]) for f in FEATURES]])
             return float(self.confidence(x)[0])
@@ -75,8 +81,8 @@ class Calibration:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[list[float], float]:
-    """Logistic regression of ``y`` (0/1, ``(n,)``) on ``x`` (``(n, 3)``) with
-    scikit-learn (L2, C=1). When ``y`` holds one class only, a model that gives that
+    """Logistic regression of ``y`` (0/1, ``(n,)``) on ``x`` (``(n, len(FEATURES))``)
+    with scikit-learn (L2, C=100). When ``y`` holds one class only, a model that gives that
     class's frequency everywhere is returned (all-zero weights)."""
     y = np.asarray(y, int)
     if len(set(y.tolist())) < 2:
@@ -84,7 +90,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[list[float], float]:
         return [0.0] * x.shape[1], math.log(p / (1 - p))
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
+    model = LogisticRegression(C=100.0, max_iter=5000).fit(x, y)
     return [float(v) for v in model.coef_[0]], float(model.intercept_[0])
 
 
@@ -114,15 +120,15 @@ def risk_coverage(confidence: np.ndarray, correct: np.ndarray, threshold: float)
 
 
 def curves_by_script(scripts: list[str], conditions: list[str], confidence: np.ndarray, correct: np.ndarray,
-                     threshold: float) -> dict:
-    """:func:`risk_coverage` per script, per condition and over all conditions:
-    ``{script: {"all": table, condition: table}}`` plus ``"all scripts"``."""
+                     threshold: float, names: tuple[str, ...] = CONDITIONS) -> dict:
+    """:func:`risk_coverage` per script, per condition (of ``names``) and over all
+    conditions: ``{script: {"all": table, condition: table}}`` plus ``"all scripts"``."""
     scripts_arr, cond_arr = np.asarray(scripts, object), np.asarray(conditions, object)
     out: dict = {}
     for script in [*sorted(set(scripts)), "all scripts"]:
         in_script = np.ones(len(scripts_arr), bool) if script == "all scripts" else scripts_arr == script
         tables = {"all": risk_coverage(confidence[in_script], correct[in_script], threshold)}
-        for cond in CONDITIONS:
+        for cond in names:
             mask = in_script & (cond_arr == cond)
             if mask.any():
                 tables[cond] = risk_coverage(confidence[mask], correct[mask], threshold)
