@@ -17,10 +17,11 @@ METRIC_COLUMNS = {m: m.replace("EVOI_", "") for m in labels.METRICS}  # EVOI_FAC
 LEVEL_COLUMNS = ("L1", "L2", "L3", "L4", "macro")
 COLUMNS = ["#", "model", "bench", "source", "metrics", *METRIC_COLUMNS.values(), *LEVEL_COLUMNS, "notes"]
 PAPER_BENCH = "paper's JieZi-Bench"
-# 20 distinguishable colours (matplotlib's tab20, dark shades first); a model keeps its
+# 18 distinguishable colours (matplotlib's tab20, dark shades first); a model keeps its
 # colour in every view because it is picked by a hash of the name, not by the position.
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-           "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7",
+# (its two greys left out: a grey bar reads as "missing")
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
+           "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
            "#dbdb8d", "#9edae5"]
 
 LEGEND = (
@@ -172,7 +173,8 @@ def chart(frame, models: list[str]):
                 (f" [{row['bench']}: not comparable]" if other else "")
             # rows of another bench are hatched as well as labelled
             ax.bar(xs, ys, width=width * 0.95, label=label, color=colour(row["model"]),
-                   hatch="//" if other else None, edgecolor="white" if other else None)
+                   hatch="//" if other else None, edgecolor="#222222" if other else None,
+                   linewidth=0.6 if other else 0)
         ax.set_xticks(range(len(metrics)), metrics)
         ax.set_ylim(0, 100)
         ax.set_ylabel("score (0-100)")

@@ -66,6 +66,7 @@ def _explain_text(item: dict) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the `jiezi` app."""
+    _register_explain(app)
 
     @app.command("space")
     def space(
@@ -102,6 +103,27 @@ def register(app: typer.Typer) -> None:
 
         block_until_interrupted()
 
+    @app.command("space-bundle")
+    def space_bundle(
+        output: Path = typer.Option(..., help="folder to write the Hub Space into (must be empty or absent)"),
+        repo_id: Optional[str] = typer.Option(None, help="also upload it to this Space repo (needs a token)"),
+    ) -> None:
+        """Write the Hub Space folder (app.py, README.md, requirements.txt and the packages it
+        imports) and optionally upload it with huggingface_hub."""
+        from space.bundle import BundleError, push, write_bundle
+
+        try:
+            files = write_bundle(output)
+        except BundleError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        typer.echo(f"wrote {len(files)} files to {output}")
+        if repo_id:
+            url = push(output, repo_id)
+            typer.echo(f"uploaded to {url}")
+
+
+def _register_explain(app: typer.Typer) -> None:
     @app.command("explain")
     def explain(
         images: list[Path] = typer.Argument(..., help="glyph image files (PNG, JPEG, WebP), one glyph each"),
@@ -136,22 +158,3 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(item, ensure_ascii=False) if as_json else _explain_text(item))
         if failed:
             raise typer.Exit(1)
-
-    @app.command("space-bundle")
-    def space_bundle(
-        output: Path = typer.Option(..., help="folder to write the Hub Space into (must be empty or absent)"),
-        repo_id: Optional[str] = typer.Option(None, help="also upload it to this Space repo (needs a token)"),
-    ) -> None:
-        """Write the Hub Space folder (app.py, README.md, requirements.txt and the packages it
-        imports) and optionally upload it with huggingface_hub."""
-        from space.bundle import BundleError, push, write_bundle
-
-        try:
-            files = write_bundle(output)
-        except BundleError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from exc
-        typer.echo(f"wrote {len(files)} files to {output}")
-        if repo_id:
-            url = push(output, repo_id)
-            typer.echo(f"uploaded to {url}")

@@ -40,6 +40,7 @@ CSS = """
 /* IDCs (U+2FF0..) are drawn as thin dashed boxes by design: a serif CJK face that has them,
    larger, and their name beside them keep them legible */
 .jz-idc{font-family:"Noto Serif CJK SC","Noto Sans Mono CJK SC",serif;font-size:1.6em;font-weight:700;vertical-align:middle}
+.jz-idcl{font-size:.75em;color:#7c2d12;background:#ffedd5;border-radius:3px;padding:0 2px;margin:0 2px}
 """
 
 FACT_NAMES = {
@@ -50,6 +51,20 @@ FACT_NAMES = {
 }
 
 
+def idc_html(escaped: str) -> str:
+    """``escaped`` (already HTML-escaped) with each Ideographic Description Character
+    drawn larger and followed by its name (⿰ -> ⿰ 左右): the IDC glyphs are thin dashed
+    boxes in every font, unreadable at text size."""
+    out = []
+    for ch in escaped:
+        if "\u2ff0" <= ch <= "\u2fff":
+            name = labels.STRUCTURE_ZH.get(ch, "").removesuffix("结构") or "IDC"
+            out.append(f"<span class='jz-idc' title='{name}'>{ch}</span><span class='jz-idcl'>{name}</span>")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _sources(sources: list[dict]) -> str:
     if not sources:
         return ""
@@ -57,7 +72,7 @@ def _sources(sources: list[dict]) -> str:
     for s in sources:
         items.append(
             f"<li><b>{escape(str(s.get('source', '?')))}</b> {escape(str(s.get('entry_id', '')))} "
-            f"<span class='jz-span'>「{escape(str(s.get('span', '')))}」</span> "
+            f"<span class='jz-span'>「{idc_html(escape(str(s.get('span', ''))))}」</span> "
             f"<i>{escape(str(s.get('rule', '')))}</i>"
             + (f" · {escape(str(s['via']))}" if s.get("via") else "") + "</li>")
     return "<ul class='jz-src'>" + "".join(items) + "</ul>"

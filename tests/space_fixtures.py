@@ -83,8 +83,9 @@ class ChatCompletions(BaseHTTPRequestHandler):
     vLLM or SGLang server: it decodes nothing but checks that each request carries one
     image, and answers by the question's subject (the last line of the user text)."""
 
-    answers = {"字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
-               "六书": "形声", "本义": "水名，长江", "意义": "水名，长江", "演变": "篆书从水工声，隶变后水旁作氵。"}
+    # the first subject found in the question wins: 演变 before 书体 (an evolution question names scripts)
+    answers = {"演变": "篆书从水工声，隶变后水旁作氵。", "字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
+               "六书": "形声", "本义": "水名，长江", "意义": "水名，长江"}
 
     def do_POST(self):  # noqa: N802 (http.server API)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -177,12 +177,14 @@ def test_upload_a_transparent_glyph_and_read_four_levels(page, tmp_path):
     verdict = result.locator(".jz-verdict[data-abstained=false]")
     expect(verdict).to_contain_text("read as")
     expect(verdict.locator(".jz-cand").first).to_have_text("江")
-    for subtask in ("STRC", "FORC", "ORIM"):
+    for subtask in ("STRC", "FORC"):
         expect(result.locator(f"[data-subtask={subtask}] .jz-basis")).to_contain_text("from the records of 江")
+    # 江 is a bench character: its gallery record has no Shuowen gloss, and no neighbour's is borrowed
+    expect(result.locator("[data-subtask=ORIM] .jz-err")).to_contain_text("records of 江 have no original meaning")
     expect(result.locator("[data-subtask=SCRC] .jz-basis")).to_contain_text("江's")
     expect(result.locator("[data-subtask=STRC] .jz-idc")).to_have_text("⿰")  # the IDC, with its name beside it
     expect(result.locator("[data-subtask=STRC]")).to_contain_text("左右")
-    for subtask in ("SCRC", "STRC", "COMR", "FORC", "ORIM"):
+    for subtask in ("SCRC", "STRC", "COMR", "FORC"):
         expect(result.locator(f"[data-subtask={subtask}] .jz-err")).to_have_count(0)
     expect(result.locator("[data-subtask=COMR] table.jz-comp")).to_be_visible()
     # each fact lists its sources: source, entry, exact span
@@ -310,7 +312,9 @@ def test_explorer_pages_through_bench_and_dataset(page):
     expect(info).to_contain_text("matching questions in JieZi-Bench / test", timeout=TIMEOUT_MS)
     expect(info).to_contain_text("page 1 of")
     assert _rows(page, "#jz-qa-table") >= 5
-    assert page.locator("#jz-page-gallery img").count() >= 5
+    # one thumbnail per glyph: the page's questions are about fewer glyphs than rows
+    n_glyphs = page.locator("#jz-page-gallery img").count()
+    assert 1 <= n_glyphs < _rows(page, "#jz-qa-table")
     page.locator("#jz-page-gallery img").first.click()
     expect(page.locator("#jz-detail")).to_contain_text("参考答案")
     shot(page, "explorer-bench")
@@ -369,8 +373,7 @@ def test_bad_submissions_show_their_errors(page, data, tmp_path):
     expect(page.get_by_text("exceed the maximum allowed size").first).to_be_visible(timeout=TIMEOUT_MS)
     page.wait_for_timeout(800)  # let the toast finish fading in before the picture
     shot(page, "submit-too-large")
-    # an empty file gets its own message, not "no file uploaded"
-    clear_upload(page)
+    # an empty file gets its own message, not "no file uploaded" (the refused big file left the box empty)
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     page.locator("#jz-predictions input[type=file]").set_input_files(str(empty))
