@@ -244,3 +244,21 @@ def test_same_named_bench_folders_never_share_cached_rows(tmp_path):
     assert load_hub_layout(tmp_path / "b" / "jiezi-bench", "all", "test")["id"] == ["b7", "b8", "b9", "b10"]
     with pytest.raises(FileNotFoundError, match="L9"):
         load_hub_layout(tmp_path / "a" / "jiezi-bench", "L9", "test")
+
+
+def test_risk_coverage_table_and_calibration_roundtrip():
+    from harness.abstention import Calibration, format_table, risk_coverage
+
+    conf = np.array([0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01])
+    right = np.array([1, 1, 1, 0, 1, 0, 0, 0, 0, 0], bool)
+    t = risk_coverage(conf, right, 0.5)
+    assert t["n"] == 10 and t["accuracy"] == 40.0
+    assert t["points"]["10%"] == 100.0 and t["points"]["40%"] == 75.0 and t["points"]["100%"] == 40.0
+    assert t["at_threshold"] == {"coverage": 40.0, "accuracy": 75.0}
+    assert risk_coverage(np.array([]), np.array([], bool), 0.5)["n"] == 0
+    cal = Calibration([2.0, 10.0], -9.0, 0.5, {"samples": 1}, {"楷书": {"all": t}})
+    again = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
+    assert again.confidence({"margin": 1.0, "top_similarity": 0.95}) == pytest.approx(1 / (1 + np.exp(-2.5)))
+    assert "楷书" in format_table(again.curves) and "75.0" in format_table(again.curves)
+    with pytest.raises(ValueError):
+        Calibration.from_dict({**cal.to_dict(), "version": 0})

@@ -182,8 +182,10 @@ def test_upload_a_transparent_glyph_and_read_four_levels(page, tmp_path):
     # 江 is a bench character: its gallery record has no Shuowen gloss, and no neighbour's is borrowed
     expect(result.locator("[data-subtask=ORIM] .jz-err")).to_contain_text("records of 江 have no original meaning")
     expect(result.locator("[data-subtask=SCRC] .jz-basis")).to_contain_text("江's")
-    expect(result.locator("[data-subtask=STRC] .jz-idc")).to_have_text("⿰")  # the IDC, with its name beside it
+    # the IDC, with its name beside it, in the answer and in the quoted source spans
+    expect(result.locator("[data-subtask=STRC] .jz-idc").first).to_have_text("⿰")
     expect(result.locator("[data-subtask=STRC]")).to_contain_text("左右")
+    expect(result.locator("[data-subtask=STRC] .jz-span .jz-idcl").first).to_have_text("左右")
     for subtask in ("SCRC", "STRC", "COMR", "FORC"):
         expect(result.locator(f"[data-subtask={subtask}] .jz-err")).to_have_count(0)
     expect(result.locator("[data-subtask=COMR] table.jz-comp")).to_be_visible()
