@@ -125,7 +125,21 @@ class Handlers:
         html = exegesis_html(ex, refs, scores)
         gallery = [(n.image, f"{n.character} · {n.script} · sim {n.similarity:.2f}") for n in ex.neighbours
                    if n.image is not None]
-        return self._status(ex, refs is not None), html, gallery
+        status = self._status(ex, refs is not None)
+        if bench_id:
+            status += self._script_note(self.bench_rows(bench_id)[0]["script"])
+        return status, html, gallery
+
+    def _script_note(self, script: str) -> str:
+        """A warning when a bench item's script has no glyph in the retrieval gallery."""
+        try:
+            held = self.resources.coverage()["scripts"]
+        except DataUnavailable:
+            return ""
+        if script in held:
+            return ""
+        return (f"\n\n⚠️ This item is in {_md_escape(script)}, a script with **no glyphs in the gallery**: "
+                f"the retrieval baseline cannot answer it with {_md_escape(script)} (it holds {'、'.join(held)}).")
 
     def _status(self, ex, with_refs: bool) -> str:
         notes = " ".join(_md_escape(n) for n in ex.notes)

@@ -459,6 +459,7 @@ def test_coverage_line_and_a_script_without_data(handlers):
     assert "no 金文 glyphs" in info and "Scripts with data" in info
     *_, info, _, _, _ = handlers.explore("JieZi-Bench", "test", "鬱", "楷书", ALL, 1)
     assert info.startswith("0 matching questions")  # no data for the character, not for the script
+    assert "no glyphs in the gallery" in handlers._script_note("金文") and handlers._script_note("楷书") == ""
 
 
 def test_board_labels_rows_of_another_bench_and_keeps_colours(data, tmp_path):
