@@ -64,7 +64,8 @@ def bench_label(row) -> str:
         return PAPER_BENCH
     d = row.details or {}
     bench = d.get("bench") or {}
-    protocol = d.get("protocol")
+    # the run record (``details["run"]``, harness.leaderboard.run_record) names the protocol
+    protocol = d.get("protocol") or (d.get("run") or {}).get("protocol")
     protocol_name = protocol.get("name") if isinstance(protocol, dict) else protocol
     if bench.get("official") and protocol_name in (None, "paper"):
         return PAPER_BENCH
