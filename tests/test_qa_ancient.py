@@ -123,6 +123,7 @@ def test_questions_name_the_script_shown_except_char_and_scrc():
         named = zh.startswith("图中字形为金文。") and en.startswith("The glyph shown is in bronze script")
         assert named != (kind in T.UNNAMED_SCRIPT_KINDS)
         assert T.question(kind, 0) == T.question(kind, 0, script=None)
+        assert T.split_script_prefix(zh) == (("图中字形为金文。", T.question(kind, 0)[0]) if named else ("", zh))
 
 
 def test_font_drawing_another_decomposition_gets_no_structure_question(audited):

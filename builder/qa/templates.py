@@ -207,9 +207,22 @@ def question(kind: str, index: int, script: str | None = None) -> tuple[str, str
         zh_opt, en_opt = OPTIONS[opt_key]
         zh, en = zh.format(options=zh_opt), en.format(options=en_opt)
     if script is not None and kind not in UNNAMED_SCRIPT_KINDS:
-        zh = f"图中字形为{script}。{zh}"
+        zh = f"{_SCRIPT_PREFIX_ZH}{script}。{zh}"
         en = f"The glyph shown is in {labels.SCRIPTS[script].lower()} ({script}). {en}"
     return zh, en
+
+
+_SCRIPT_PREFIX_ZH = "图中字形为"
+
+
+def split_script_prefix(question_zh: str) -> tuple[str, str]:
+    """(the script-naming opening that :func:`question` adds, the rest): ``"图中字形为金文。"``
+    and the template wording; ``("", question_zh)`` when the question has none."""
+    if question_zh.startswith(_SCRIPT_PREFIX_ZH) and "。" in question_zh:
+        head, _, rest = question_zh.partition("。")
+        if head[len(_SCRIPT_PREFIX_ZH):] in labels.SCRIPTS:
+            return head + "。", rest
+    return "", question_zh
 
 
 def template_id(kind: str, index: int) -> str:
