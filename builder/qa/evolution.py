@@ -948,15 +948,28 @@ def _rule_duan_later_forms(ctx: _Ctx) -> None:
         return
     seen: set[str] = set()
     for entry_id in _entry_ids(ctx):
-        for m in _DUAN_FORM.finditer(ctx.index.duan_notes.get(entry_id, "")):
+        text = ctx.index.duan_notes.get(entry_id, "")
+        for m in _DUAN_FORM.finditer(text):
             verb, form = m.group(1), m.group(2)
-            if form == ctx.head or form in seen or len(seen) >= 2:
+            if form == ctx.head or form in seen or len(seen) >= 2 or not _about_head(text[:m.start()], ctx):
                 continue
             seen.add(form)
             stage = _duan_stage(verb)
             prov = Provenance(source="duan", entry_id=entry_id, span=m.group(0), rule="evolution.duan_later_form")
             ctx.say("evolution.duan_later_form", f"{stage[0]}作「{form}」（段注：{m.group(0)}）",
                     f"the {stage[1]} form is {form} (Duan: {m.group(0)})", [prov])
+
+
+_RHYME_NOTE_END = re.compile(r"部。\s*$")
+
+
+def _about_head(before: str, ctx: _Ctx) -> bool:
+    """Whether a Duan 作 statement speaks of the entry's own character: it follows the
+    character itself (凥俗作居) or opens the sentence after Duan's reading note (…切。五部。
+    俗作霍), not a word his note quotes (坐: 凥俗作居 is about 凥; 瞽: 朕、俗作眹)."""
+    if before[-1:] in (ctx.head, ctx.base, ctx.char):
+        return True
+    return _RHYME_NOTE_END.search(before) is not None
 
 
 def _entry_ids(ctx: _Ctx) -> list[str]:
