@@ -562,18 +562,21 @@ def template_diversity(texts: list[str]) -> dict:
     """Template diversity of EVOI references: ``skeletons`` (distinct texts once every 「」
     slot is blanked), ``top_skeleton_share`` (share of the most common skeleton),
     ``mean_length`` (characters), ``two_or_more_stages`` (share naming at least two of the
-    stages of :data:`STAGE_WORDS`). Zeros for no texts."""
+    stages of :data:`STAGE_WORDS`), ``by_stage`` (share naming each). Zeros for no texts."""
     if not texts:
         return {"references": 0, "skeletons": 0, "top_skeleton_share": 0.0, "mean_length": 0.0,
                 "two_or_more_stages": 0.0}
     skeletons = Counter(_SLOT.sub("「」", t) for t in texts)
-    stages = [sum(any(w in t for w in words) for words in STAGE_WORDS.values()) for t in texts]
+    named = [{s for s, words in STAGE_WORDS.items() if any(w in t for w in words)} for t in texts]
     return {
         "references": len(texts),
         "skeletons": len(skeletons),
         "top_skeleton_share": round(skeletons.most_common(1)[0][1] / len(texts), 4),
         "mean_length": round(sum(len(t) for t in texts) / len(texts), 1),
-        "two_or_more_stages": round(sum(n >= 2 for n in stages) / len(texts), 4),
+        "two_or_more_stages": round(sum(len(n) >= 2 for n in named) / len(texts), 4),
+        # share of references naming each stage (the early ones are what the seal-only
+        # narratives lacked)
+        "by_stage": {s: round(sum(s in n for n in named) / len(texts), 4) for s in STAGE_WORDS},
     }
 
 
