@@ -29,6 +29,7 @@ from pathlib import Path
 
 import datasets
 
+from builder.layout import records_dir_of  # noqa: F401  (re-exported: the builders' input folder)
 from builder.qa.templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
 from metrics.acce.labels import LEVELS, SPLIT_FLAG_COLUMNS, SPLITS
 
@@ -52,16 +53,6 @@ FEATURES = datasets.Features({
     "answer_en": datasets.Value("string"),
     "kind": datasets.Value("string"),
 })
-
-
-def records_dir_of(data_dir: str | Path, records_dir: str | Path | None = None) -> Path:
-    """The records folder the stage-3 outputs under ``data_dir`` were built from."""
-    if records_dir:
-        return Path(records_dir)
-    fp = Path(data_dir) / "qa" / "fingerprint.json"
-    if fp.exists():
-        return Path(json.loads(fp.read_text("utf-8"))["records_dir"])
-    return Path(data_dir) / "records"
 
 
 def in_config(level: str, kind: str, config: str) -> bool:

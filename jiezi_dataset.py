@@ -32,7 +32,8 @@ from pathlib import Path
 
 import datasets
 
-from jiezi_bench import in_config as _row_in_config, records_dir_of
+from builder.layout import records_dir_of
+from jiezi_bench import in_config as _row_in_config
 from metrics.acce.labels import LEVELS
 SHARDS = 16  # input shards; download_and_prepare(num_proc=N) hands them to N processes
 
