@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     longest: dict[str, tuple[int, str]] = {}
     too_long: list[tuple[int, str]] = []
     graph: dict[str, set[str]] = defaultdict(set)
-    hidden: list[str] = []
+    hidden: set[str] = set()
     backwards: list[str] = []
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             graph[name].add(mod)
             if in_func:
-                hidden.append(f"{rel}:{line} imports {mod}")
+                hidden.add(f"{rel}:{line} imports {mod}")
             if stage_rank(mod) > stage_rank(name):
                 backwards.append(f"{rel}:{line} ({name}) imports later stage {mod}")
     print("longest function per folder:")
