@@ -95,34 +95,56 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
                 for s in SPLITS]
 
     def _generate_examples(self, path: str, images: str, split: str):
-        cache: dict[str, bytes] = {}
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                if not in_config(row["level"], row["kind"], self.config.name):
-                    continue
-                flag = SPLIT_FLAG_COLUMNS.get(split)
-                if flag and not row[flag]:
-                    continue
-                if row["image"] not in cache:
-                    cache = {row["image"]: (Path(images) / row["image"]).read_bytes()}
-                yield row["id"], {
-                    "id": row["id"],
-                    "image": {"bytes": cache[row["image"]], "path": Path(row["image"]).name},
-                    "image_id": row["image_id"],
-                    "question": row["question"],
-                    "answer": row["answer"],
-                    "answer_struct": json.dumps(row["answer_struct"], ensure_ascii=False),
-                    "subtask": row["subtask"],
-                    "metrics": row["metrics"],
-                    "level": row["level"],
-                    "character": row["character"],
-                    "script": row["script"],
-                    "unseen_character": row["unseen_character"],
-                    "unseen_glyph": row["unseen_glyph"],
-                    "unseen_components": row["unseen_components"],
-                    "provenance": json.dumps(row["provenance"], ensure_ascii=False),
-                    "question_en": row["question_en"],
-                    "answer_en": row["answer_en"],
-                    "kind": row["kind"],
-                }
+        for row, example in examples(path, images):
+            if in_config(row["level"], row["kind"], self.config.name) and in_split(row, split):
+                yield row["id"], example
+
+
+CONFIGS: tuple[str, ...] = (*LEVELS, "all")
+
+
+def in_split(row: dict, split: str) -> bool:
+    """Whether a bench.jsonl ``row`` belongs to ``split`` (``test``: every row; the unseen
+    splits: the rows whose flag column is set)."""
+    flag = SPLIT_FLAG_COLUMNS.get(split)
+    return not flag or bool(row[flag])
+
+
+def examples(path: str | Path, images: str | Path):
+    """Yield ``(row, example)`` for every line of ``bench.jsonl`` at ``path``, in file
+    order: the stage-3 row (a dict) and its JieZi-Bench example (the :data:`FEATURES`
+    columns, the image as ``{"bytes", "path"}`` read from ``images``/``row["image"]``).
+    One pass serves every config and split (:func:`in_config`, :func:`in_split`).
+    Raises ``FileNotFoundError`` naming a missing image."""
+    cache: dict[str, bytes] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row["image"] not in cache:
+                # rows of one image are consecutive: keep only the current image
+                cache = {row["image"]: (Path(images) / row["image"]).read_bytes()}
+            yield row, {
+                "id": row["id"],
+                "image": {"bytes": cache[row["image"]], "path": Path(row["image"]).name},
+                "image_id": row["image_id"],
+                "question": row["question"],
+                "answer": row["answer"],
+                "answer_struct": json.dumps(row["answer_struct"], ensure_ascii=False),
+                "subtask": row["subtask"],
+                "metrics": row["metrics"],
+                "level": row["level"],
+                "character": row["character"],
+                "script": row["script"],
+                "unseen_character": row["unseen_character"],
+                "unseen_glyph": row["unseen_glyph"],
+                "unseen_components": row["unseen_components"],
+                "provenance": json.dumps(row["provenance"], ensure_ascii=False),
+                "question_en": row["question_en"],
+                "answer_en": row["answer_en"],
+                "kind": row["kind"],
+            }
+
+
+def placements(row: dict) -> list[tuple[str, str]]:
+    """Every (config, split) a bench.jsonl ``row`` belongs to."""
+    return [(c, s) for c in CONFIGS if in_config(row["level"], row["kind"], c) for s in SPLITS if in_split(row, s)]
