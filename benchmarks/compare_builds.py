@@ -64,6 +64,9 @@ def _json_diff(a, b, path: str = "") -> list[str]:
 def compare_json(base: Path, new: Path, rel: str) -> bool:
     if not (base / rel).exists() and not (new / rel).exists():
         return True
+    if not (base / rel).exists() or not (new / rel).exists():
+        print(f"{rel}: missing in {'base' if not (base / rel).exists() else 'new'}")
+        return False
     a = _strip(json.loads((base / rel).read_text("utf-8")))
     b = _strip(json.loads((new / rel).read_text("utf-8")))
     diffs = _json_diff(a, b)
