@@ -405,8 +405,8 @@ def _bench_rows(board: Board) -> list[dict]:
     return ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
 
 
-def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool) -> dict:
-    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress)
+def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool, bertscore: bool = True) -> dict:
+    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress, bertscore=bertscore)
     judge = make_judge(board.scorer.get("judge"))
     if judge is None:
         judge = False  # a board without a judge never picks one up from the environment
@@ -458,7 +458,8 @@ def run_record(results: dict | None, board: Board) -> dict:
 
 def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
            bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
-           progress: bool = False, results: dict | None = None, revision: str | None = None) -> Row:
+           progress: bool = False, results: dict | None = None, revision: str | None = None,
+           bertscore: bool = True) -> Row:
     """Validate, score and store one submission; returns its :class:`Row`.
 
     ``results``: the run's ``results.json`` (see :func:`run_record`), stored in the row as
@@ -496,7 +497,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
         existing = load_row(row_path)
         existing.created = False
         return existing
-    scored = _score(board, rows, bench_rows, progress)
+    scored = _score(board, rows, bench_rows, progress, bertscore)
     res = scored["result"]
     scores = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
     details = {
