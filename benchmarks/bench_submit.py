@@ -82,7 +82,8 @@ PHASE_TARGETS = [
     (lb, "validate_predictions", "validation"),
     (lb, "_score", "scoring (all)"),
     (core, "_run_bertscore", "  of which BERTScore"),
-    (bs.BertScoreStage, "_load", "    of which model load"),
+    (bs.BertScoreStage, "_build", "    of which model load"),
+    (bs.BertScoreStage, "_score_jobs", "    of which bert_score calls"),
     (lb, "_write_exclusive", "writing"),
 ]
 
@@ -131,7 +132,7 @@ def run_once(label: str, data: bytes, bench: Path, board: Path, bertscore_model:
     with _timed_attrs(PHASE_TARGETS):
         if prof:
             prof.enable()
-        row = lb.submit(data, f"bench-{label}", None, board, **kwargs)
+        row = lb.submit(data, "bench " + label.replace(":", ""), None, board, **kwargs)
         if prof:
             prof.disable()
     wall = time.perf_counter() - t
@@ -139,10 +140,12 @@ def run_once(label: str, data: bytes, bench: Path, board: Path, bertscore_model:
     print(f"\n== {label}: {wall:.2f} s wall  (rows {row.details['n_predictions']}, CHAR {s['CHAR']:.1f}, "
           f"ORIM {s.get('ORIM')}, COMI {s.get('COMI')}, macro {s['macro']:.2f}, "
           f"bertscore model {row.details.get('bertscore', {}).get('requested')})")
-    for phase, secs in PHASES.items():
-        print(f"   {phase:<28} {secs:7.2f} s")
+    for phase in dict.fromkeys(p for _, _, p in PHASE_TARGETS):
+        if phase in PHASES:
+            print(f"   {phase:<30} {PHASES[phase]:7.2f} s")
     if prof:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
 def main() -> None:
@@ -164,7 +167,7 @@ def main() -> None:
         run_once("exact metrics only", data, bench, tmp / "board-exact", args.bertscore_model, True, args.profile)
         if not args.no_bertscore:
             for k in (1, 2):
-                run_once(f"with BERTScore (#{k} in this process)", data, bench, tmp / f"board-bert{k}",
+                run_once(f"with BERTScore (run {k} in this process)", data, bench, tmp / f"board-bert{k}",
                          args.bertscore_model, False, args.profile)
 
 
