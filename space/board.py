@@ -65,12 +65,14 @@ def bench_label(row) -> str:
     d = row.details or {}
     bench = d.get("bench") or {}
     # the run record (``details["run"]``, harness.leaderboard.run_record) names the protocol
-    protocol = d.get("protocol") or (d.get("run") or {}).get("protocol")
+    protocol = d.get("protocol") or (d.get("run") or {}).get("protocol") or getattr(row, "protocol", None)
     protocol_name = protocol.get("name") if isinstance(protocol, dict) else protocol
-    if bench.get("official") and protocol_name in (None, "paper"):
+    scoring = getattr(row, "scoring", None)  # issue 13: reference | jiezi; never ranked together
+    if bench.get("official") and protocol_name in (None, "paper") and scoring in (None, "reference"):
         return PAPER_BENCH
     label = f"local {str(bench.get('fingerprint') or '?')[:8]}"
-    return label + (f" · {protocol_name} protocol" if protocol_name and protocol_name != "paper" else "")
+    label += f" · {protocol_name} protocol" if protocol_name and protocol_name != "paper" else ""
+    return label + (f" · {scoring} scoring" if scoring and scoring != "reference" else "")
 
 
 def colour(model: str) -> str:
