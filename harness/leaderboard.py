@@ -501,7 +501,10 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     """Validate, score and store one submission; returns its :class:`Row`.
 
     ``results``: the run's ``results.json`` (see :func:`run_record`), stored in the row as
-    ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`).
+    ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`);
+    ``bertscore``: False scores the exact metrics only (ORIM and COMI not computed; seconds
+    for a full bench, see ``benchmarks/bench_submit.py``). The row's
+    ``details["bertscore"]["scored_by"]`` names the model that scored ORIM/COMI.
 
     ``file_bytes``: the predictions.jsonl content; ``model_name``: see
     :func:`check_model_name`; ``meta``: see :func:`check_meta`; ``board_dir``: the board
