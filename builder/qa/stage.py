@@ -371,6 +371,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
         "unseen_glyph_pairs_in_dataset": len(plan.unseen_glyphs & dataset_pairs),
         "dataset_answers_naming_an_unseen_character": mentions,
     }
+    leakage.update(bench_mod.source_tracing_leakage(plan, records, dataset_ids))
 
     _atomic_write(qa_dir / "bench.jsonl",
                   lambda fh: [fh.write(json.dumps(r, ensure_ascii=False) + "\n") for r in bench_rows])
@@ -450,6 +451,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                     "duan_entries_loaded": len(duan)},
         "seconds": round(time.perf_counter() - t0, 1),
     }
+    report["bench"]["balance"] = bench_mod.balance_report(bench_rows)
     _atomic_write(qa_dir / "report.json", lambda fh: json.dump(report, fh, ensure_ascii=False, indent=1))
     _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
     report["cached"] = False
