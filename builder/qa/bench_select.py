@@ -82,6 +82,12 @@ TARGET_DISTRIBUTION: dict[str, dict[str, float]] = {
     "STRC": {"⿰": 0.40, "⿱": 0.25, "独体": 0.15},
     "FORC": {"形声": 0.40, "会意": 0.25, "象形": 0.20, "指事": 0.10},
 }
+# COME: the share of a question's components the commonest evolution label may have, on
+# average (a constant answer scores that share); held under the cap of 60 with a margin.
+COME_TARGET_SHARE = 0.50
+# weight of that excess against the STRC / FORC distances (each 0..2): COME has no
+# stratum of its own, so a larger weight lets it steer the choice among strata
+COME_WEIGHT = 6.0
 # The highest score a constant answer may get (strict, 0..100), issue 12.
 CONSTANT_SCORE_CAPS: dict[str, float] = {"SCRC": 50.0, "STRC": 50.0, "FORC": 50.0, "COME": 60.0}
 
@@ -196,9 +202,11 @@ class Tally:
         return out
 
     def distance_with(self, c: Candidate) -> float:
-        """L1 distance of the STRC and FORC distributions from :data:`TARGET_DISTRIBUTION`
-        once ``c`` is added (labels not listed are compared as one rest share)."""
-        total = 0.0
+        """How far the selection is from the targets once ``c`` is added: the L1 distance of
+        the STRC and FORC distributions from :data:`TARGET_DISTRIBUTION` (labels not listed
+        are compared as one rest share), plus the excess of the best constant COME
+        answer's score over :data:`COME_TARGET_SHARE`, weighted by :data:`COME_WEIGHT`."""
+        total = COME_WEIGHT * max(0.0, self._come_major_with(c) - COME_TARGET_SHARE)
         for k, lab in (("STRC", c.strc), ("FORC", c.forc)):
             counts = self.counts[k]
             n = sum(counts.values()) + (lab is not None)
@@ -214,6 +222,15 @@ class Tally:
                     rest += share
             total += abs(rest - (1.0 - sum(target.values())))
         return total
+
+    def _come_major_with(self, c: Candidate) -> float:
+        share = Counter(self.come_share)
+        n = self.come_questions
+        if c.come:
+            n += 1
+            for label, k in Counter(c.come).items():
+                share[label] += k / len(c.come)
+        return max(share.values()) / n if n else 0.0
 
 
 def _is_bench_image(im: GlyphImage) -> bool:
@@ -256,13 +273,14 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
 
 def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[str]) -> list[Candidate]:
     """Take up to ``n`` candidates of ``pool`` (in its order within a stratum), each time
-    from the (STRC, FORC) stratum that brings the selection closest to
-    :data:`TARGET_DISTRIBUTION`; within the stratum, among its first few candidates, the
-    one whose components carry the current COME majority label least. Updates ``tally``
+    from the (STRC, FORC, commonest COME label) stratum that brings the selection closest
+    to the targets (:meth:`Tally.distance_with`); within the stratum, among its first few
+    candidates, the one whose components carry the current COME majority label least. Updates ``tally``
     and ``taken_sha``; skips images whose pixels are already taken."""
     strata: dict[tuple, list[Candidate]] = defaultdict(list)
     for c in pool:
-        strata[(c.strc or "", c.forc or "")].append(c)
+        come = Counter(c.come or ()).most_common(1)
+        strata[(c.strc or "", c.forc or "", come[0][0] if come else "")].append(c)
     out: list[Candidate] = []
     while len(out) < n:
         heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
