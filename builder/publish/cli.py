@@ -81,6 +81,7 @@ def build_all(
     if output is None:
         raise typer.BadParameter("--output DIR is required", param_hint="--output")
     from builder.publish.write import PublishError, write_hub_folder
+    from builder.qa import bench_select
     from builder.qa.stage import QAStageError, build_qa
 
     t0 = time.perf_counter()
@@ -108,12 +109,15 @@ def build_all(
     timings["qa_s"] = round(time.perf_counter() - t1, 1)
     folders = {}
     t2 = time.perf_counter()
+    # baseline runs of `jiezi eval` saved in OUT/eval/ (per script, for the report and the card)
+    qa_report["bench"]["baselines"] = bench_select.baseline_results(output)
     if not no_publish:
         typer.echo("[3/3] Hub folders", err=True)
         fingerprint = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
         for kind in ("dataset", "bench"):
             folder = output / f"jiezi-{kind}"
-            if not force and _publish_cached(folder, fingerprint):
+            fresh_card = kind == "bench" and qa_report["bench"]["baselines"]  # a card is quick to redo
+            if not force and not fresh_card and _publish_cached(folder, fingerprint):
                 folders[kind] = {"folder": str(folder), "cached": True}
                 continue
             try:

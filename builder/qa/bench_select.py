@@ -54,6 +54,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from builder.qa.compose import Facts, bench_eligible
 from builder.schema import GlyphImage, GlyphRecord
@@ -573,3 +574,31 @@ def balance_report(bench_rows: list[dict]) -> dict:
     return {"by_script": dict(sorted(Counter(images.values()).items())),
             "label_distributions": {k: dict(c.most_common()) for k, c in dist.items() if c},
             "constant_majority": majority}
+
+
+def baseline_results(out_dir) -> dict:
+    """Per-script scores of the baseline runs of ``jiezi eval`` saved in a build folder:
+    every ``OUT/eval/<name>/results.json`` (format ``jiezi-eval-results/1``) whose model is
+    a baseline (``retrieval``) and that scored the ``all`` config's ``test`` split. Returns
+    ``{name: {"spec", "rows", "metrics": [metric keys], "overall": {metric: 0..100 | None},
+    "by_script": {script: {metric: 0..100 | None}}}}`` (``{}`` when there is none; a file
+    that is not valid JSON is left out). Read only: the runs are the harness's output."""
+    out: dict[str, dict] = {}
+    for path in sorted(Path(out_dir).glob("eval/*/results.json")):
+        try:
+            res = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        spec = str((res.get("model") or {}).get("spec", ""))
+        bench = res.get("bench") or {}
+        if spec != "retrieval" or bench.get("config", "all") != "all" or bench.get("split", "test") != "test":
+            continue
+        scores = res.get("scores") if isinstance(res.get("scores"), dict) else res
+        by_script = (scores.get("breakdown") or {}).get("script") or {}
+        metrics = [m for m in acce_labels.METRICS if scores.get(m) is not None]
+        out[path.parent.name] = {
+            "spec": spec, "rows": bench.get("rows"), "metrics": metrics,
+            "overall": {m: scores.get(m) for m in metrics},
+            "by_script": {s: {m: cells.get(m) for m in metrics} for s, cells in sorted(by_script.items())},
+        }
+    return out
