@@ -360,9 +360,11 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     modern = pick_stratified(pools["modern"], max(0, n_modern), tally, taken_sha)
     chosen = [(c.record, c.image) for c in ancient + modern]
     n_unseen_chars, n_char_pool = _splits(plan, records, chosen, seed)
-    _second_component(plan, chosen, bench_facts, seed)
+    n_components = _second_component(plan, chosen, bench_facts, seed)
     plan.withheld_images = _withheld(plan, records, chosen)
     plan.stats = _stats(plan, target, pools, chosen, tally, traced_split, n_ancient_pool)
+    n_second = plan.stats["second_component_questions"]
+    plan.stats["component_questions_per_image"] = round((n_components + n_second) / max(1, len(chosen)), 3)
     plan.stats["warnings"] = _warnings(plan, target, pools, n_unseen_chars, n_char_pool)
     return plan
 
@@ -408,14 +410,19 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
     return n_unseen_chars, len(pool)
 
 
-def _second_component(plan: BenchPlan, chosen, bench_facts: dict[str, Facts], seed: int) -> None:
-    """Flag images for the second component question, about :data:`COMPONENT_RATIO` per image."""
-    n_second = round(len(chosen) * (COMPONENT_RATIO - 1))
-    ok = sorted((im.id for r, im in chosen if "COMP_ASPECT" not in bench_facts[r.id].missing),
-                key=lambda i: _h(seed, "second", i))
+def _second_component(plan: BenchPlan, chosen, bench_facts: dict[str, Facts], seed: int) -> int:
+    """Flag images for the second component question, so that the bench has about
+    :data:`COMPONENT_RATIO` component questions per image where its images allow (an
+    image without the shared component question, e.g. an early form no source analyses,
+    gets none). Returns the number of shared component questions."""
+    n_first = sum(1 for r, _ in chosen if "COMP_FULL" not in bench_facts[r.id].missing)
+    n_second = max(0, round(len(chosen) * COMPONENT_RATIO) - n_first)
+    ok = sorted((im.id for r, im in chosen if "COMP_ASPECT" not in bench_facts[r.id].missing
+                 and "COMP_FULL" not in bench_facts[r.id].missing), key=lambda i: _h(seed, "second", i))
     second = set(ok[:n_second])
     for b in plan.images:
         b.second_component = b.image_id in second
+    return n_first
 
 
 def _withheld(plan: BenchPlan, records: list[GlyphRecord], chosen) -> set[str]:
