@@ -63,7 +63,7 @@ def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
             continue
         path = str(source_file(request.sources_dir, f"{NAME}/{rel}"))
         origin = f"{NAME}:{rel}"
-        image_id = render.make_id(NAME, sha, request.size)
+        image_id = render.make_id(NAME, sha, tracing.TRACING_VERSION, request.size)
         plan.add(render.Job("svg", ch, script, image_id, path=path),
                  Meta(NAME, LICENCE, "tracing", item=rel, origin=origin))
         for variant in range(AUGMENTS_PER_TRACING):

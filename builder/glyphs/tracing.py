@@ -20,12 +20,16 @@ import random
 import numpy as np
 from PIL import Image, ImageFilter, ImageOps
 
-# Bump when the same tracing and variant would give different pixels.
-AUGMENT_VERSION = "1"
+# Bump when the same tracing (TRACING_VERSION) or tracing and variant (AUGMENT_VERSION)
+# would give different pixels: both are part of the image ids.
+TRACING_VERSION = "2"
+AUGMENT_VERSION = "2"
 # Share of the canvas left free on each side (the font renderings' MARGIN_SHARE).
 MARGIN_SHARE = 1 / 16
-# Rasterise at this multiple of the output size, then downsample: smoother edges and
-# room for sub-pixel stroke-weight changes.
+# Rasterise at RASTER x the output size before cropping to the ink (a tracing's ink box
+# is often half its canvas), and work on augmented copies at OVERSAMPLE x: smoother
+# edges and room for sub-pixel stroke-weight changes.
+RASTER = 2
 OVERSAMPLE = 2
 MAX_ROTATION_DEG = 6.0
 MAX_SHIFT_SHARE = 0.04
@@ -69,7 +73,7 @@ def tracing_image(data: bytes, size: int) -> Image.Image:
     Raises :class:`SvgRendererMissing` without cairosvg/libcairo, ``ValueError`` for an
     SVG without ink, and cairosvg's parse errors for a malformed file.
     """
-    return _frame(_svg_to_grey(data, OVERSAMPLE * 4 * size), size)
+    return _frame(_svg_to_grey(data, RASTER * size), size)
 
 
 def augment_params(image_id: str, variant: int) -> dict:
@@ -96,7 +100,7 @@ def augmented_image(data: bytes, size: int, image_id: str, variant: int) -> Imag
     """Copy ``variant`` (0..) of the SVG tracing ``data`` with :func:`augment_params`
     applied, as a ``size`` x ``size`` grey image. Same errors as :func:`tracing_image`."""
     p = augment_params(image_id, variant)
-    hi = _frame(_svg_to_grey(data, OVERSAMPLE * 4 * size), OVERSAMPLE * size)
+    hi = _frame(_svg_to_grey(data, RASTER * OVERSAMPLE * size), OVERSAMPLE * size)
     if p["weight"] > 0:
         hi = hi.filter(ImageFilter.MinFilter(3))  # dark ink spreads: thicker strokes
     elif p["weight"] < 0:
