@@ -5,9 +5,10 @@
 - ``jiezi leaderboard submit predictions.jsonl --model-name NAME``: validate, score and
   store a submission (harness/leaderboard.py).
 - ``jiezi leaderboard show``: print the leaderboard with the paper's Table 10 rows.
+- ``jiezi leaderboard verify ROW``: re-score a stored row from its predictions and check its scores.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
 
-Heavy imports happen inside the commands so ``jiezi --help`` stays fast.
+The ``--model`` forms come from the backend registry (``harness.backends.BACKENDS``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,25 @@ from typing import Optional
 
 import typer
 
+from harness.backends import BACKENDS, ModelSpecError
+from harness.bench import BenchError
+from harness.leaderboard import SubmissionError, submit_file, table, verify
+from harness.lmms import write_task_folder
+from harness.run import EvalOptions, RunError, evaluate
+from harness.scoring import ScoringSetupError
+from metrics.acce import labels
+
 leaderboard_app = typer.Typer(help="JieZi-Bench leaderboard: submit predictions, show the table.",
                               no_args_is_help=True)
 
 
 def eval_command(
-    model: str = typer.Option(..., "--model", help="openai:MODEL@BASE_URL | hf:PATH_OR_ID | retrieval"),
+    model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values())),
     bench: str = typer.Option(..., "--bench", help="JieZi-Bench folder (Hub layout) or Hub repo id."),
     output: Path = typer.Option(..., "--output", "-o", help="Run folder: predictions.jsonl, results.json, run.json."),
+    revision: Optional[str] = typer.Option(None, "--revision",
+                                           help="Branch, tag or commit of a Hub repo-id bench; pinned to its commit "
+                                                "and recorded in results.json."),
     config: str = typer.Option("all", "--config", help="L1 | L2 | L3 | L4 | all"),
     split: str = typer.Option("test", "--split", help="test | unseen_characters | unseen_glyphs"),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rows of the split."),
@@ -54,12 +66,7 @@ def eval_command(
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
-    from harness.backends import ModelSpecError
-    from harness.bench import BenchError
-    from harness.run import EvalOptions, RunError, evaluate
-    from harness.scoring import ScoringSetupError
-
-    opts = EvalOptions(model=model, bench=bench, output=output, config=config, split=split, limit=limit,
+    opts = EvalOptions(model=model, bench=bench, output=output, revision=revision, config=config, split=split, limit=limit,
                        concurrency=concurrency, batch_size=batch_size, strategy=strategy, paraphrases=paraphrases,
                        paraphrase_source=paraphrase_source, gallery=gallery, bertscore_model=bertscore_model,
                        judge=judge, max_new_tokens=max_new_tokens, temperature=temperature, max_retries=max_retries,
@@ -77,8 +84,6 @@ def eval_command(
 def print_results(results: dict, output: Path) -> None:
     """A short rich summary of results.json."""
     from rich.table import Table
-
-    from metrics.acce import labels
 
     console = _console()
     scores = results.get("scores", {})
@@ -124,14 +129,15 @@ def submit_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench of a new board (default: jiezi-bench beside the board folder)."),
     bertscore_model: Optional[str] = typer.Option(None, "--bertscore-model", help="BERTScore model of a new board (fixed afterwards)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="EVOI judge of a new board (fixed afterwards)."),
+    results: Optional[Path] = typer.Option(None, "--results",
+                                           help="The run's results.json (default: the one beside the predictions); "
+                                                "its model, prompt, decoding and bench revision go into the row."),
+    revision: Optional[str] = typer.Option(None, "--revision", help="Revision of a Hub repo-id bench of a new board."),
 ) -> None:
     """Validate, score and store a submission (one immutable row per distinct content)."""
-    from harness.bench import BenchError
-    from harness.leaderboard import SubmissionError, submit_file
-
     try:
-        row = submit_file(predictions, model_name, meta, board, bench=bench, bertscore_model=bertscore_model,
-                          judge=judge, progress=True)
+        row = submit_file(predictions, model_name, meta, board, results, bench=bench, bertscore_model=bertscore_model,
+                          judge=judge, progress=True, revision=revision)
     except (SubmissionError, BenchError) as exc:
         typer.echo(f"submission rejected: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -145,6 +151,27 @@ def submit_command(
         typer.echo(f"already on the board as row {row.id[:12]} ({row.model_name}); nothing added")
 
 
+@leaderboard_app.command("verify")
+def verify_command(
+    row: str = typer.Argument(..., help="Row id (or 6+ of its first hex digits), model name, or row file."),
+    board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
+) -> None:
+    """Re-score a row's stored predictions with the board's settings and check its stored scores."""
+    try:
+        report = verify(board, row, progress=True)
+    except (SubmissionError, BenchError) as exc:
+        typer.echo(f"jiezi leaderboard verify: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    name = f"{report['model_name']} (row {report['row'][:12]})"
+    if not report["content_ok"]:
+        typer.echo(f"{name}: the stored predictions no longer have the row's content id", err=True)
+    for metric, (stored, new) in report["differences"].items():
+        typer.echo(f"{name}: {metric} stored {_fmt(stored)} but re-scored {_fmt(new)}", err=True)
+    if not report["ok"]:
+        raise typer.Exit(1)
+    typer.echo(f"verified: {name}: all {report['checked']} stored scores reproduced from its predictions")
+
+
 @leaderboard_app.command("show")
 def show_command(
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
@@ -152,9 +179,6 @@ def show_command(
 ) -> None:
     """Print the leaderboard: submitted rows beside the paper's reported rows."""
     from rich.table import Table
-
-    from harness.leaderboard import table
-    from metrics.acce import labels
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
@@ -192,8 +216,6 @@ def lmms_tasks_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench folder or repo id the tasks read (default jiezi/bench)."),
 ) -> None:
     """Write the lmms-eval task folder of JieZi-Bench (use with lmms-eval --include_path)."""
-    from harness.lmms import write_task_folder
-
     try:
         dest = write_task_folder(output, bench)
     except (FileExistsError, FileNotFoundError) as exc:

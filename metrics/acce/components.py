@@ -32,7 +32,16 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .extract import answer_part, extract_evolution, extract_functions, only_question, strip_attribute_labels
+from .extract import (
+    answer_part,
+    extract_evolution,
+    extract_formation,
+    extract_functions,
+    extract_script,
+    extract_structure,
+    only_question,
+    strip_attribute_labels,
+)
 from .normalize import COMPONENT_CHARS, component_key, normalize_text, similarity
 
 SIMILARITY_THRESHOLD = 0.8  # ACCE.md section 2
@@ -519,35 +528,76 @@ def _parse_prose(text: str) -> list[Component]:
             for name, (_, fs, interp) in ordered]
 
 
+# A bare answer: only component names, each with an optional attribute in brackets
+# ("辶", "⻌", "构件：⻌（表意）", "氵（表意），工（表音）", "水、工").
+_BARE_LEAD = re.compile(r"^(?:构件|部件|组件|偏旁|components?|parts?)\s*(?:有|是|为|包括|are|is)?\s*[:：=]?\s*", re.I)
+_BARE_PIECE = re.compile(rf"^[「\"'《【\[]?\s*(?P<name>{COMPONENT_CHARS}{{1,4}}(?:\([左右]\))?)\s*[」\"'》】\]]?"
+                         r"\s*(?:\((?P<desc>[^()]{1,40})\))?$")
+_BARE_SPLIT = re.compile(r"\s*(?:[、,;/\n]|和|与|及|\band\b)\s*", re.I)
+
+
+def _names_a_label(name: str) -> bool:
+    """A structure, script or formation label ("左右结构", "小篆"), which is no component name."""
+    return bool(extract_structure(name) or extract_script(name) or extract_formation(name))
+
+
+def _parse_bare(text: str) -> list[Component]:
+    """Components of an answer that is nothing but names (see ``_BARE_PIECE``); [] when any
+    piece is something else, so prose never reads as a list of names."""
+    body = _BARE_LEAD.sub("", text.strip()).strip(" .。")
+    pieces = [p for p in _BARE_SPLIT.split(body) if p]
+    if not pieces or len(pieces) > 12:
+        return []
+    out = []
+    for piece in pieces:
+        m = _BARE_PIECE.match(piece)
+        name = clean_name(m.group("name")) if m else None
+        # a name longer than two characters must be a known radical name (三点水), so short
+        # sentences ("我不知道", "无法判断") never pass for component names
+        if (name is None or _NOT_A_PAIR_NAME.match(name) or (len(name) > 2 and component_key(name) == name)
+                or (len(name) > 1 and _names_a_label(name))):
+            return []
+        out.append(_describe(name, m.group("desc") or ""))
+    return out
+
+
 # A header before the list ("构件如下：", "构件分析：", "Components:") names no component.
 _HEADER_END = r"(?:如下|以下|分析|拆分|列表|结果|as follows|analysis|breakdown)"
-_HEADER_LINE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[\s*]*:[\s*]*$", re.I)
-_HEADER_CLAUSE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
-_ECHOED_QUESTION = re.compile(r"^[^\n?:]*\?[\s*]*")
+# Matched at a position (``pattern.match(text, pos)``), so none starts with ^ (which only
+# matches at the start of the string) and the line end is a lookahead, not $.
+_HEADER_LINE = re.compile(rf"[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[ \t*]*:[ \t*]*(?=\n|$)", re.I)
+_HEADER_CLAUSE = re.compile(rf"[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
+_ECHOED_QUESTION = re.compile(r"[^\n?:]*\?[\s*]*")
+_NON_SPACE = re.compile(r"\S")
 
 
 def _focus(norm: str) -> str:
     """The component list of a normalised answer: after the last answer marker (答：), without
     leading echoed question sentences and a leading header ("构件如下："); "" when the answer
-    is only an echoed question."""
+    is only an echoed question.
+
+    The leading parts are skipped by moving one position forward, never by re-splitting
+    the rest of the text, so an answer of many echoed questions costs linear time (issue 15).
+    """
     text = answer_part(norm)
     if only_question(text):
         return ""
+    pos = 0
     while True:
-        lines = text.split("\n")
-        first = lines[0]
-        if _HEADER_LINE.match(first) and not extract_functions(first) and extract_evolution(first) is None:
-            text = "\n".join(lines[1:]).strip()
+        line = _HEADER_LINE.match(text, pos)
+        if line and not extract_functions(line.group()) and extract_evolution(line.group()) is None:
+            rest = _NON_SPACE.search(text, line.end())
+            pos = rest.start() if rest else len(text)
             continue
-        q = _ECHOED_QUESTION.match(text)
-        if q and text[q.end():].strip():
-            text = text[q.end():]
+        q = _ECHOED_QUESTION.match(text, pos)
+        if q and _NON_SPACE.search(text, q.end()):
+            pos = q.end()
             continue
-        h = _HEADER_CLAUSE.match(text)
+        h = _HEADER_CLAUSE.match(text, pos)
         if h and not extract_functions(h.group()) and extract_evolution(h.group()) is None:
-            text = text[h.end():]
+            pos = h.end()
             continue
-        return text
+        return text[pos:]
 
 
 def parse_components(text: str | None) -> list[Component] | None:
@@ -564,7 +614,7 @@ def parse_components(text: str | None) -> list[Component] | None:
         if not norm:
             return None
         comps = (_parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm)
-                 or _parse_pairs(norm) or _parse_prose(norm))
+                 or _parse_pairs(norm) or _parse_prose(norm) or _parse_bare(norm))
     return dedupe(comps) or None
 
 

@@ -489,9 +489,19 @@ def _run_bertscore(items: list[Item], cfg: ScorerSettings, queue: _BertQueue,
     warnings.extend(stage.warnings())
     for item, slot in queue.orim:
         item.cells["ORIM"].value = values[slot]
+        item.cells["ORIM"].bertscore = stage.pair_stats[slot]
     for item, slots, n_pred, n_gold in queue.comi:
         item.cells["COMI"].value = f1_from_counts(sum(values[s] for s in slots), n_pred, n_gold)
+        item.cells["COMI"].bertscore = _summed_stats([stage.pair_stats[s] for s in slots])
     return info
+
+
+def _summed_stats(stats: list[dict | None]) -> dict:
+    """[UNK] counts and truncation of a COMI item's pairs, summed (issue 15: per-item [UNK] counts)."""
+    stats = [st for st in stats if st]
+    return {"pairs": len(stats), "unk_candidate": sum(st["unk_candidate"] for st in stats),
+            "unk_reference": sum(st["unk_reference"] for st in stats),
+            "unk_exact_pairs": sum(st["unk_exact"] for st in stats), "truncated_pairs": sum(st["truncated"] for st in stats)}
 
 
 _NO_JUDGE = ("no judge configured: pass judge=OpenAIJudge(...) or TransformersJudge(...), or set "

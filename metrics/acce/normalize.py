@@ -42,6 +42,13 @@ _PUNCT = str.maketrans({
     "﹁": "「", "﹂": "」", "﹃": "『", "﹄": "』",
     "〜": "~", "～": "~", "・": "·", "‧": "·", "─": "-", "－": "-",
 })
+# Invisible characters deleted before any comparison (issue 15): zero-width space / joiners,
+# word joiner, BOM, soft hyphen, and variation selectors (standard U+FE00..U+FE0F,
+# ideographic U+E0100..U+E01EF, Mongolian): 葛 + U+E0100 is 葛, "篆<ZWSP>书" is 篆书, and an
+# answer of zero-width spaces is empty.
+INVISIBLE = ("\u00ad\u180b\u180c\u180d\u180e\u180f\u200b\u200c\u200d\u2060\ufeff"
+             + "".join(map(chr, range(0xFE00, 0xFE10))) + "".join(map(chr, range(0xE0100, 0xE01F0))))
+_PUNCT.update(dict.fromkeys(map(ord, INVISIBLE)))
 
 
 @functools.lru_cache(maxsize=1)
