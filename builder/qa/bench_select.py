@@ -89,6 +89,10 @@ COME_TARGET_SHARE = 0.50
 # weight of that excess against the STRC / FORC distances (each 0..2): COME has no
 # stratum of its own, so a larger weight lets it steer the choice among strata
 COME_WEIGHT = 6.0
+# Hard caps of the stratified choice (majority share of the questions asked), a margin
+# under CONSTANT_SCORE_CAPS; they bind once a subtask has CAP_MIN_QUESTIONS questions.
+SELECTION_CAPS: dict[str, float] = {"SCRC": 0.45, "STRC": 0.45, "FORC": 0.45, "COME": 0.55}
+CAP_MIN_QUESTIONS = 10
 # The highest score a constant answer may get (strict, 0..100), issue 12.
 CONSTANT_SCORE_CAPS: dict[str, float] = {"SCRC": 50.0, "STRC": 50.0, "FORC": 50.0, "COME": 60.0}
 
@@ -224,6 +228,21 @@ class Tally:
             total += abs(rest - (1.0 - sum(target.values())))
         return total
 
+    def overshoot_with(self, c: Candidate) -> float:
+        """How far the majority shares would exceed :data:`SELECTION_CAPS` once ``c`` is
+        added (0 when within every cap; caps apply from :data:`CAP_MIN_QUESTIONS` questions
+        on, so the first picks are free). The stratified choice minimises this first."""
+        over = 0.0
+        for k, lab in (("SCRC", c.scrc), ("STRC", c.strc), ("FORC", c.forc)):
+            counts = self.counts[k]
+            n = sum(counts.values()) + (lab is not None)
+            if n >= CAP_MIN_QUESTIONS and lab is not None:
+                top = max(counts[lab] + 1, max(counts.values(), default=0))
+                over += max(0.0, top / n - SELECTION_CAPS[k])
+        if self.come_questions + bool(c.come) >= CAP_MIN_QUESTIONS:
+            over += max(0.0, self._come_major_with(c) - SELECTION_CAPS["COME"])
+        return over
+
     def _come_major_with(self, c: Candidate) -> float:
         share = Counter(self.come_share)
         n = self.come_questions
@@ -274,8 +293,9 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
 
 def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[str]) -> list[Candidate]:
     """Take up to ``n`` candidates of ``pool`` (in its order within a stratum), each time
-    from the (STRC, FORC, commonest COME label) stratum that brings the selection closest
-    to the targets (:meth:`Tally.distance_with`); within the stratum, among its first few
+    from the (STRC, FORC, commonest COME label) stratum that keeps every majority share
+    within :data:`SELECTION_CAPS` (:meth:`Tally.overshoot_with`) and, among those, brings
+    the selection closest to the targets (:meth:`Tally.distance_with`); within the stratum, among its first few
     candidates, the one whose components carry the current COME majority label least. Updates ``tally``
     and ``taken_sha``; skips images whose pixels are already taken."""
     strata: dict[tuple, list[Candidate]] = defaultdict(list)
@@ -287,7 +307,7 @@ def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[
         heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
         if not heads:
             break
-        key, lst = min(heads, key=lambda kv: tally.distance_with(kv[1][0]))
+        key, lst = min(heads, key=lambda kv: (tally.overshoot_with(kv[1][0]), tally.distance_with(kv[1][0])))
         come_major = tally.come_share.most_common(1)[0][0] if tally.come_share else None
 
         def come_load(c: Candidate) -> float:
