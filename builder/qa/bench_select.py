@@ -293,15 +293,15 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
 
 def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[str]) -> list[Candidate]:
     """Take up to ``n`` candidates of ``pool`` (in its order within a stratum), each time
-    from the (STRC, FORC, commonest COME label) stratum that keeps every majority share
+    from the (STRC, FORC, COME label mix) stratum that keeps every majority share
     within :data:`SELECTION_CAPS` (:meth:`Tally.overshoot_with`) and, among those, brings
     the selection closest to the targets (:meth:`Tally.distance_with`); within the stratum, among its first few
     candidates, the one whose components carry the current COME majority label least. Updates ``tally``
     and ``taken_sha``; skips images whose pixels are already taken."""
     strata: dict[tuple, list[Candidate]] = defaultdict(list)
     for c in pool:
-        come = Counter(c.come or ()).most_common(1)
-        strata[(c.strc or "", c.forc or "", come[0][0] if come else "")].append(c)
+        # COME enters the stratum as the candidate's label mix (how many of each label)
+        strata[(c.strc or "", c.forc or "", tuple(sorted(Counter(c.come or ()).items())))].append(c)
     out: list[Candidate] = []
     while len(out) < n:
         heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
