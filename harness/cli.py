@@ -20,8 +20,14 @@ import typer
 
 from harness.backends import BACKENDS, ModelSpecError
 from harness.bench import BenchError
-from harness.leaderboard import SubmissionError, submit_file, table, verify
+from harness.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
 from harness.lmms import write_task_folder
+from harness.official import (
+    OfficialLayoutError,
+    import_official_bench,
+    import_official_dataset,
+)
+from harness.protocol_paper import evaluate_paper, print_paper_results
 from harness.run import EvalOptions, RunError, evaluate
 from harness.scoring import ScoringSetupError
 from metrics.acce import labels
@@ -64,6 +70,11 @@ def eval_command(
     embedder: str = typer.Option("hog", "--embedder", help="Glyph embedder: hog | efficientnet-lite0."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Embedding cache (default ~/.cache/jiezi/retrieval)."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
+    protocol: str = typer.Option("per-question", "--protocol",
+                                 help="per-question (the bench's questions, one request each) | paper (one request per "
+                                      "image for the eight-field JSON, scored as the paper's scorer and ours)."),
+    prompt_file: Optional[Path] = typer.Option(None, "--prompt-file",
+                                               help="--protocol paper: send this file's text instead of our prompt."),
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
     opts = EvalOptions(model=model, bench=bench, output=output, revision=revision, config=config, split=split, limit=limit,
@@ -73,6 +84,20 @@ def eval_command(
                        timeout=timeout, device=device, dtype=dtype, retrieval_k=k,
                        retrieval_temperature=retrieval_temperature, embedder=embedder, cache_dir=cache_dir,
                        progress=not no_progress, bertscore=not no_bertscore)
+    if protocol not in ("per-question", "paper"):
+        typer.echo(f"jiezi eval: --protocol {protocol!r}: expected per-question or paper", err=True)
+        raise typer.Exit(2)
+    if prompt_file is not None and protocol != "paper":
+        typer.echo("jiezi eval: --prompt-file applies to --protocol paper", err=True)
+        raise typer.Exit(2)
+    if protocol == "paper":
+        try:
+            results = evaluate_paper(opts, prompt_file)
+        except (BenchError, ModelSpecError, ScoringSetupError, ValueError, RuntimeError, OSError) as exc:
+            typer.echo(f"jiezi eval --protocol paper: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        print_paper_results(results, output)
+        return
     try:
         results = evaluate(opts)
     except (RunError, BenchError, ModelSpecError, ScoringSetupError, ValueError) as exc:
@@ -177,16 +202,28 @@ def show_command(
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
     no_paper: bool = typer.Option(False, "--no-paper", help="Hide the paper's Table 10 rows."),
 ) -> None:
-    """Print the leaderboard: submitted rows beside the paper's reported rows."""
-    from rich.table import Table
+    """Print the leaderboard: one ranked table per (protocol, scoring); the paper's rows
+    (paper + reference) are ranked only with submitted rows asked and scored the same way."""
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
                    "`jiezi leaderboard submit`); showing the paper's rows only", err=True)
     rows = table(board, include_paper=not no_paper)
-    tab = Table(title=f"JieZi-Bench leaderboard ({board})",
+    groups: dict[tuple[str, str], list] = {}
+    for row in rows:  # table() keeps each (protocol, scoring) group together
+        groups.setdefault(protocol_group(row), []).append(row)
+    for (protocol, scoring), members in groups.items():
+        _print_board(members, f"JieZi-Bench leaderboard ({board}): protocol {protocol}, scoring {scoring}")
+
+
+def _print_board(rows: list, title: str) -> None:
+    """One ranked table of rows sharing a protocol and scoring."""
+    from rich.table import Table
+
+    tab = Table(title=title,
                 caption="ranked by how many of the 11 metrics a row has, then by macro: a macro over fewer "
-                        "metrics leaves out the hardest ones and is not comparable with a full row")
+                        "metrics leaves out the hardest ones and is not comparable with a full row; rows asked or "
+                        "scored another way are in their own table")
     tab.add_column("#", justify="right")
     tab.add_column("model")
     tab.add_column("source")
@@ -224,8 +261,47 @@ def lmms_tasks_command(
     typer.echo(f"wrote {dest}; run: lmms-eval --model ... --tasks jiezi_bench --include_path {dest}")
 
 
+import_app = typer.Typer(help="Read the official JieZi release's layouts (files you hold; never shipped).",
+                         no_args_is_help=True)
+
+
+@import_app.command("official-bench")
+def import_official_bench_command(
+    root: Path = typer.Argument(..., help="Bench folder in the authors' runner layout (<slug>/entry.json)."),
+    out: Path = typer.Option(..., "-o", "--output", help="JieZi-Bench Hub folder to write."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
+) -> None:
+    """Convert the official bench layout into a JieZi-Bench Hub folder (configs images, all)."""
+    try:
+        report = import_official_bench(root, out, overwrite=overwrite)
+    except (OfficialLayoutError, FileExistsError) as exc:
+        typer.echo(f"jiezi import official-bench: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"wrote {out}: {report['images']} images, {report['questions']} questions, "
+               f"{len(report['problems'])} problem(s) (see import-report.json)")
+
+
+@import_app.command("official-dataset")
+def import_official_dataset_command(
+    vqa_file: Path = typer.Argument(..., help="The release's vqa_data.json."),
+    out: Path = typer.Option(..., "-o", "--output", help="JieZi-Dataset Hub folder to write."),
+    images_root: Optional[Path] = typer.Option(None, "--images-root", help="Folder the image paths are relative to "
+                                                                             "(default: the JSON file's folder)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
+) -> None:
+    """Convert the official VQA rows into TRL-ready JieZi-Dataset rows (config all, split train)."""
+    try:
+        report = import_official_dataset(vqa_file, out, images_root=images_root, overwrite=overwrite)
+    except (OfficialLayoutError, FileExistsError) as exc:
+        typer.echo(f"jiezi import official-dataset: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['problems'])} problem(s)")
+
+
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to the `jiezi` app: ``eval`` and the ``leaderboard`` group."""
+    """Add this stage's commands to the `jiezi` app: ``eval``, ``lmms-tasks``, the
+    ``leaderboard`` group and the ``import`` group (official layouts)."""
     app.command("eval")(eval_command)
+    app.add_typer(import_app, name="import")
     app.command("lmms-tasks")(lmms_tasks_command)
     app.add_typer(leaderboard_app, name="leaderboard")

@@ -78,7 +78,10 @@ class SubmissionError(ValueError):
 class Row:
     """One leaderboard row. ``scores``: the eleven metrics plus L1..L4 and macro (0-100,
     None when not computed); ``source``: ``"submitted"`` or ``"reported in paper"``;
-    ``created``: False when the same content was already on the board."""
+    ``created``: False when the same content was already on the board. ``protocol``
+    (``per-question`` | ``paper``) and ``scoring`` (``jiezi`` | ``reference``) say how the
+    answers were asked and scored: rows differing in either are never ranked together
+    (issue 13); the paper's rows are ``paper`` + ``reference``."""
 
     id: str
     model_name: str
@@ -88,6 +91,8 @@ class Row:
     submitted_at: str | None = None
     details: dict = field(default_factory=dict)
     created: bool = True
+    protocol: str = "per-question"
+    scoring: str = "jiezi"
 
     def to_dict(self) -> dict:
         """The row as JSON values."""
@@ -447,7 +452,7 @@ def run_record(results: dict | None, board: Board) -> dict:
         "decoding": {k: model[k] for k in model if k in _DECODING_KEYS or k.startswith("decod")},
         "image_size": model.get("image_size") or results.get("image_size") or sizes,
         "strategy": results.get("strategy"),
-        "protocol": results.get("protocol") or scorer.get("protocol") or "jiezi",
+        "protocol": results.get("protocol") or scorer.get("protocol") or "per-question",  # issue 13 names
         "bench_fingerprint": bench.get("fingerprint"),
         "bench_revision": bench.get("revision"),
         "bench_content_fingerprint": bench.get("content_fingerprint"),
@@ -644,6 +649,7 @@ def paper_rows() -> list[Row]:
         scores = dict(zip(data["metric_order"], r["scores"]))
         scores.update(level_scores(scores))
         rows.append(Row(id="paper:" + r["model"], model_name=r["model"], source="reported in paper", scores=scores,
+                        protocol="paper", scoring="reference",
                         meta={"reference": data["source"]},
                         details={"bertscore": {"requested": data["bertscore_model"], "comparable_to_paper": True},
                                  "judge": data["judge"], "comparable_to_paper": True}))
@@ -663,17 +669,30 @@ def submitted_rows(board_dir: str | Path) -> list[Row]:
     return out
 
 
-def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[Row]:
-    """Submitted rows plus (``include_paper``) the paper's rows, best first.
+PROTOCOL_ORDER = (("paper", "reference"), ("paper", "jiezi"), ("per-question", "jiezi"))
 
-    Rows are ranked by how many of the eleven metrics they have, then by macro: a macro
-    over fewer metrics (no EVOI judge, say) leaves out the hardest ones and is not
-    comparable with a full row, so it never outranks one. A row without a macro is last.
+
+def protocol_group(row: Row) -> tuple[str, str]:
+    """``(protocol, scoring)`` of a row: rows are ranked only within one such group."""
+    return (row.protocol or "per-question", row.scoring or "jiezi")
+
+
+def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[Row]:
+    """Submitted rows plus (``include_paper``) the paper's rows, grouped by
+    :func:`protocol_group` (paper+reference first, as in ``PROTOCOL_ORDER``; other groups
+    after), best first within a group.
+
+    Within a group rows are ranked by how many of the eleven metrics they have, then by
+    macro: a macro over fewer metrics (no EVOI judge, say) leaves out the hardest ones and
+    is not comparable with a full row, so it never outranks one. A row without a macro is
+    last. Rows of different groups are never interleaved: their numbers are not comparable.
     """
     rows = (submitted_rows(board_dir) if board_dir else []) + (paper_rows() if include_paper else [])
 
     def rank(r: Row) -> tuple:
+        group = protocol_group(r)
+        order = PROTOCOL_ORDER.index(group) if group in PROTOCOL_ORDER else len(PROTOCOL_ORDER)
         computed = sum(r.scores.get(m) is not None for m in labels.METRICS)
-        return (r.scores.get("macro") is None, -computed, -(r.scores.get("macro") or 0.0))
+        return (order, group, r.scores.get("macro") is None, -computed, -(r.scores.get("macro") or 0.0))
 
     return sorted(rows, key=rank)

@@ -131,11 +131,13 @@ def template_paraphrases(kind: str, original: str, n: int) -> list[str]:
     builder's other wordings) that differ from ``original``."""
     if kind not in qa_templates.TEMPLATES:
         return []
+    # a bench question may open by naming the script shown ("图中字形为金文。"): keep it
+    prefix, core = qa_templates.split_script_prefix(original.strip())
     out = []
     for i in range(len(qa_templates.TEMPLATES[kind])):
         zh, _ = qa_templates.question(kind, i)
-        if zh.strip() != original.strip() and zh not in out:
-            out.append(zh)
+        if zh.strip() != core.strip() and prefix + zh not in out:
+            out.append(prefix + zh)
     return out[:n]
 
 
@@ -420,7 +422,7 @@ def _run_warnings(records: dict, n_errors: dict, ids: list[str], previous: Path)
     n_empty = sum(1 for r in records[0].values() if r and not r.get("error") and not (r.get("output") or "").strip())
     if n_empty:
         warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (the retrieval baseline gives none "
-                        "when no neighbour has the field); they score 0")
+                        "when it abstains or the decided character's record lacks the field); they score 0")
     try:
         prev_rows = json.loads(previous.read_text("utf-8"))["bench"]["rows"] if previous.exists() else None
     except (ValueError, KeyError, TypeError):
@@ -438,6 +440,7 @@ def _results_head(opts: EvalOptions, spec, backend, gallery, bench_fp: str, meta
     prompted = BACKENDS[spec.kind].prompted
     return {
         "format": RESULTS_FORMAT,
+        "protocol": "per-question", "scoring": "jiezi",  # issue 13: see harness/protocol_paper.py
         "model": {"spec": str(spec), **backend.settings()},
         "bench": {**bench_identity(opts.bench, revision), "config": opts.config, "split": opts.split,
                   "fingerprint": bench_fp, "rows": len(metas), "images": len({m["image_id"] for m in metas}),

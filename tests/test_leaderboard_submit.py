@@ -303,7 +303,7 @@ def test_board_rows_record_the_run_and_verify_reproduces_them(hub, tmp_path):
     record = row.details["run"]
     assert record["recorded"] and record["model_spec"] == results["model"]["spec"]
     assert record["decoding"]["backend"] == "retrieval" and record["strategy"]["name"] == "zero-shot"
-    assert record["prompt_version"] is None and record["protocol"] == "jiezi"  # the baseline reads no prompt
+    assert record["prompt_version"] is None and record["protocol"] == "per-question"  # no prompt; issue 13 names
     assert record["bench_fingerprint"] == row.details["bench"]["fingerprint"] and record["bench_revision"] is None
     assert record["bench_content_fingerprint"] == row.details["bench"]["content_fingerprint"]
     assert record["image_size"] == row.details["bench"]["image_sizes"] and record["image_size"]

@@ -102,11 +102,12 @@ def test_unloadable_model_is_not_computed_with_reason(tmp_path):
 
 def test_offline_alias_resolves_in_the_metric_and_says_plumbing_only(minilm, scoring_stage):
     stage = scoring_stage
-    # the alias the harness CLI accepts works in ScorerSettings too, without the Hub
-    r = score(["不知道", "不知道"], [{"original_meaning": "江河"}, {"original_meaning": "树木"}], ["ORIM", "ORIM"],
+    # the alias the harness CLI accepts works in ScorerSettings too, without the Hub (a constant
+    # non-answer; not a refusal such as 不知道, which is unparseable since issue 13)
+    r = score(["水名", "水名"], [{"original_meaning": "江河"}, {"original_meaning": "树木"}], ["ORIM", "ORIM"],
               settings=ScorerSettings(bertscore_model="offline-minilm", progress=False))
     assert "ORIM" not in r["not_computed"]
-    assert r["ORIM"] == pytest.approx(100 * sum(stage.score_pairs(["不知道"] * 2, ["江河", "树木"], progress=False)) / 2,
+    assert r["ORIM"] == pytest.approx(100 * sum(stage.score_pairs(["水名"] * 2, ["江河", "树木"], progress=False)) / 2,
                                       abs=1e-4)
     bert = r["settings"]["bertscore"]
     assert bert["model"] == minilm and bert["requested"] == "offline-minilm" and bert["comparable_to_paper"] is False

