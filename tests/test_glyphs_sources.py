@@ -123,7 +123,7 @@ def test_tracings_are_labelled_per_image(traced):
         form = {"甲骨文": "oracle", "金文": "bronze", "篆书": "seal"}[g.script]
         assert g.origin == f"commons-ancient:svg/{ch}-{form}.svg" and g.derived_from is None
         assert g.licence.startswith("public domain") and g.path.startswith(f"images/{g.script}/")
-    assert skipped.counts()["tracing-not-requested"] == 1
+    assert not skipped.items  # tracings of characters not requested are simply not taken
 
 
 def test_tracing_pixels_dark_ink_centred_on_white(traced):

@@ -47,19 +47,16 @@ def tracings() -> list[tuple[str, str, str, str]]:
 
 def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
     """Add the tracing and its augmented copies for every tracing whose character is
-    requested; tracings of other characters are counted in one skip line (kind
-    ``tracing-not-requested``), a character that is not a CJK ideograph is logged (kind
-    ``glyph-bad-character``). Raises
+    requested (like the font renderings, a tracing of another character is not taken); a
+    character that is not a CJK ideograph is logged (kind ``glyph-bad-character``). Raises
     :class:`~builder.glyphs.oracle_mnist.GlyphSourceError` when a registered file is
     missing from the cache."""
     wanted = set(request.characters)
-    not_requested = 0
     for ch, script, rel, sha in tracings():
         if not is_ideograph(ord(ch)):
             skipped.add(NAME, rel, "not a single CJK ideograph", field="character", kind="glyph-bad-character")
             continue
         if ch not in wanted:
-            not_requested += 1
             continue
         path = str(source_file(request.sources_dir, f"{NAME}/{rel}"))
         origin = f"{NAME}:{rel}"
@@ -71,6 +68,3 @@ def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
             plan.add(render.Job("svg-augment", ch, script, aug_id, path=path, slug=image_id, variant=variant),
                      Meta(NAME, LICENCE, "tracing-augmented", item=f"{rel} copy {variant}", origin=origin,
                           derived_from=image_id))
-    if not_requested:
-        skipped.add(NAME, f"{not_requested} tracings", "their characters were not requested (--characters)",
-                    kind="tracing-not-requested")
