@@ -346,6 +346,16 @@ def test_paper_predictions_without_a_run_record_and_wrong_modes(hub, tmp_path):
     per_question = json.dumps({"id": load_bench(hub["bench"], "all", "test")["id"][0], "output": "江"}) + "\n"
     with pytest.raises(lb.SubmissionError, match="applies to the paper's protocol"):
         lb.submit(per_question.encode(), "m", None, board, scoring="reference")
+    every_question = "".join(json.dumps({"id": i, "output": "江"}) + "\n" for i in load_bench(hub["bench"], "all", "test")["id"])
+    assert "protocol per-question" in space_submit(config, every_question.encode(), "space-per-question", None)
+    from space import board as space_board
+
+    frame = space_board.table(board)
+    labels = dict(zip(frame["model"], frame["bench"]))
+    ranks = dict(zip(frame["model"], frame["#"]))
+    # each (bench, protocol, scoring) is its own ranking: both are first of their own group
+    assert labels["space-paper"] != labels["space-per-question"] and "per-question" in labels["space-per-question"]
+    assert ranks["space-paper"][-1] == ranks["space-per-question"][-1] == "1" and ranks["space-paper"][0] != "1"
     results = {"format": "jiezi-eval-results/1", "protocol": "per-question",
                "bench": {"fingerprint": lb._paper_images(lb.open_board(board))["fingerprint"]}}
     with pytest.raises(lb.SubmissionError, match="per-question"):
