@@ -29,6 +29,7 @@ from pathlib import Path
 
 import datasets
 
+from builder.layout import records_dir_of  # noqa: F401  (re-exported: the builders' input folder)
 from builder.qa.templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
 from metrics.acce.labels import LEVELS, SPLIT_FLAG_COLUMNS, SPLITS
 from metrics.acce.paper import official_reference
@@ -67,16 +68,6 @@ IMAGE_FEATURES = datasets.Features({
     "unseen_glyph": datasets.Value("bool"),
     "question_ids": datasets.List(datasets.Value("string")),
 })
-
-
-def records_dir_of(data_dir: str | Path, records_dir: str | Path | None = None) -> Path:
-    """The records folder the stage-3 outputs under ``data_dir`` were built from."""
-    if records_dir:
-        return Path(records_dir)
-    fp = Path(data_dir) / "qa" / "fingerprint.json"
-    if fp.exists():
-        return Path(json.loads(fp.read_text("utf-8"))["records_dir"])
-    return Path(data_dir) / "records"
 
 
 def in_config(level: str, kind: str, config: str) -> bool:
@@ -122,50 +113,72 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, path: str, images: str, split: str):
         if self.config.name == "images":
-            yield from _image_examples(path, images, split)
+            yield from image_examples(path, images, split)
             return
-        cache: dict[str, bytes] = {}
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                if not in_config(row["level"], row["kind"], self.config.name):
-                    continue
-                flag = SPLIT_FLAG_COLUMNS.get(split)
-                if flag and not row[flag]:
-                    continue
-                if row["image"] not in cache:
-                    cache = {row["image"]: (Path(images) / row["image"]).read_bytes()}
-                yield row["id"], {
-                    "id": row["id"],
-                    "image": {"bytes": cache[row["image"]], "path": Path(row["image"]).name},
-                    "image_id": row["image_id"],
-                    "question": row["question"],
-                    "answer": row["answer"],
-                    "answer_struct": json.dumps(row["answer_struct"], ensure_ascii=False),
-                    "subtask": row["subtask"],
-                    "metrics": row["metrics"],
-                    "level": row["level"],
-                    "character": row["character"],
-                    "script": row["script"],
-                    "unseen_character": row["unseen_character"],
-                    "unseen_glyph": row["unseen_glyph"],
-                    "unseen_components": row["unseen_components"],
-                    "provenance": json.dumps(row["provenance"], ensure_ascii=False),
-                    "question_en": row["question_en"],
-                    "answer_en": row["answer_en"],
-                    "kind": row["kind"],
-                }
+        for row, example in examples(path, images):
+            if in_config(row["level"], row["kind"], self.config.name) and in_split(row, split):
+                yield row["id"], example
 
 
-def _image_examples(path: str, images: str, split: str):
-    """Rows of the ``images`` config: the bench rows of each image (in file order) folded
-    into one, its reference composed by ``metrics.acce.paper.official_reference``."""
+CONFIGS: tuple[str, ...] = (*LEVELS, "all")
+
+
+def in_split(row: dict, split: str) -> bool:
+    """Whether a bench.jsonl ``row`` belongs to ``split`` (``test``: every row; the unseen
+    splits: the rows whose flag column is set)."""
+    flag = SPLIT_FLAG_COLUMNS.get(split)
+    return not flag or bool(row[flag])
+
+
+def examples(path: str | Path, images: str | Path):
+    """Yield ``(row, example)`` for every line of ``bench.jsonl`` at ``path``, in file
+    order: the stage-3 row (a dict) and its JieZi-Bench example (the :data:`FEATURES`
+    columns, the image as ``{"bytes", "path"}`` read from ``images``/``row["image"]``).
+    One pass serves every config and split (:func:`in_config`, :func:`in_split`).
+    Raises ``FileNotFoundError`` naming a missing image."""
+    cache: dict[str, bytes] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row["image"] not in cache:
+                # rows of one image are consecutive: keep only the current image
+                cache = {row["image"]: (Path(images) / row["image"]).read_bytes()}
+            yield row, {
+                "id": row["id"],
+                "image": {"bytes": cache[row["image"]], "path": Path(row["image"]).name},
+                "image_id": row["image_id"],
+                "question": row["question"],
+                "answer": row["answer"],
+                "answer_struct": json.dumps(row["answer_struct"], ensure_ascii=False),
+                "subtask": row["subtask"],
+                "metrics": row["metrics"],
+                "level": row["level"],
+                "character": row["character"],
+                "script": row["script"],
+                "unseen_character": row["unseen_character"],
+                "unseen_glyph": row["unseen_glyph"],
+                "unseen_components": row["unseen_components"],
+                "provenance": json.dumps(row["provenance"], ensure_ascii=False),
+                "question_en": row["question_en"],
+                "answer_en": row["answer_en"],
+                "kind": row["kind"],
+            }
+
+
+def placements(row: dict) -> list[tuple[str, str]]:
+    """Every (config, split) a bench.jsonl ``row`` belongs to."""
+    return [(c, s) for c in CONFIGS if in_config(row["level"], row["kind"], c) for s in SPLITS if in_split(row, s)]
+
+
+def image_examples(path: str | Path, images: str | Path, split: str):
+    """Yield ``(image_id, example)`` rows of the ``images`` config for ``split``: the bench
+    rows of each image (in file order) folded into one (:data:`IMAGE_FEATURES`), its
+    reference composed by ``metrics.acce.paper.official_reference``."""
     by_image: dict[str, list[dict]] = {}
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             row = json.loads(line)
-            flag = SPLIT_FLAG_COLUMNS.get(split)
-            if flag and not row[flag]:
+            if not in_split(row, split):
                 continue
             by_image.setdefault(row["image_id"], []).append(row)
     for image_id, rows in by_image.items():

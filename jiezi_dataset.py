@@ -32,7 +32,8 @@ from pathlib import Path
 
 import datasets
 
-from jiezi_bench import in_config as _row_in_config, records_dir_of
+from builder.layout import records_dir_of
+from jiezi_bench import in_config as _row_in_config
 from metrics.acce.labels import LEVELS
 SHARDS = 16  # input shards; download_and_prepare(num_proc=N) hands them to N processes
 
@@ -146,33 +147,61 @@ class JieZiDataset(datasets.GeneratorBasedBuilder):
                                                     "ranges": line_ranges(path, SHARDS)})]
 
     def _generate_examples(self, path: str, images: str, ranges: list[tuple[int, int]]):
-        root = str(images) + "/"
-        records: dict[str, str] = {}
         if self.config.name == "records":
-            with open(Path(path).with_name("gallery_records.jsonl"), encoding="utf-8") as fh:
-                for line in fh:
-                    d = json.loads(line)
-                    records[d["record_id"]] = d["record"]
-        for line in read_ranges(path, ranges):
-            row = json.loads(line)
-            if self.config.name != "records":
-                qas = [q for q in row["qa"] if in_config(q, self.config.name)]
-                if not qas:
-                    continue
-            with open(root + row["image"], "rb") as img:
-                image = {"bytes": img.read(), "path": row["image"].rsplit("/", 1)[-1]}
-            if self.config.name == "records":
-                yield row["id"], {"id": row["id"], "image": image, "character": row["character"],
-                                  "script": row["script"], "record": records[row["record_id"]]}
-                continue
-            yield row["id"], {
-                "id": row["id"],
-                "images": [image],
-                "messages": to_messages(qas, "zh"),
-                "messages_en": to_messages(qas, "en"),
-                "character": row["character"],
-                "script": row["script"],
-                "subtasks": [q["subtask"] for q in qas],
-                "provenance": "[" + ",".join(q["provenance_json"] for q in qas) + "]",
-                "answer_struct": "[" + ",".join(q["answer_struct_json"] for q in qas) + "]",
-            }
+            yield from record_examples(path, images, ranges)
+            return
+        for key, by_config in qa_examples(path, images, (self.config.name,), ranges):
+            if self.config.name in by_config:
+                yield key, by_config[self.config.name]
+
+
+QA_CONFIGS: tuple[str, ...] = (*LEVELS, "all")
+
+
+def _image(root: str, rel: str) -> dict:
+    with open(root + rel, "rb") as img:
+        return {"bytes": img.read(), "path": rel.rsplit("/", 1)[-1]}
+
+
+def qa_examples(path: str | Path, images: str | Path, configs: tuple[str, ...] = QA_CONFIGS,
+                ranges: list[tuple[int, int]] | None = None):
+    """Yield ``(id, {config: example})`` for every line of ``dataset.jsonl`` at ``path``
+    (within the byte ``ranges``, default the whole file), in file order: for each of
+    ``configs`` that has a QA turn of this image, its example (the :data:`QA_FEATURES`
+    columns, turns of that config only). The image is read once per line, from
+    ``images``/``row["image"]``; a line with no turn in any of ``configs`` yields nothing.
+    Raises ``FileNotFoundError`` naming a missing image."""
+    root = str(images) + "/"
+    for line in read_ranges(path, ranges or [(0, Path(path).stat().st_size)]):
+        row = json.loads(line)
+        turns = {c: qas for c in configs if (qas := [q for q in row["qa"] if in_config(q, c)])}
+        if not turns:
+            continue
+        image = _image(root, row["image"])
+        yield row["id"], {c: {
+            "id": row["id"],
+            "images": [image],
+            "messages": to_messages(qas, "zh"),
+            "messages_en": to_messages(qas, "en"),
+            "character": row["character"],
+            "script": row["script"],
+            "subtasks": [q["subtask"] for q in qas],
+            "provenance": "[" + ",".join(q["provenance_json"] for q in qas) + "]",
+            "answer_struct": "[" + ",".join(q["answer_struct_json"] for q in qas) + "]",
+        } for c, qas in turns.items()}
+
+
+def record_examples(path: str | Path, images: str | Path, ranges: list[tuple[int, int]] | None = None):
+    """Yield ``(id, example)`` of the ``records`` config for every line of
+    ``records_gallery.jsonl`` at ``path`` (within ``ranges``): the image and the
+    GlyphRecord JSON named by its ``record_id`` in the sibling ``gallery_records.jsonl``."""
+    root = str(images) + "/"
+    records: dict[str, str] = {}
+    with open(Path(path).with_name("gallery_records.jsonl"), encoding="utf-8") as fh:
+        for line in fh:
+            d = json.loads(line)
+            records[d["record_id"]] = d["record"]
+    for line in read_ranges(path, ranges or [(0, Path(path).stat().st_size)]):
+        row = json.loads(line)
+        yield row["id"], {"id": row["id"], "image": _image(root, row["image"]), "character": row["character"],
+                          "script": row["script"], "record": records[row["record_id"]]}

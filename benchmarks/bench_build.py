@@ -16,6 +16,17 @@ other load on the machine), the stage timings of ``DIR/report.json``, QA pairs p
 of the QA stage, and the peak memory of the whole process tree (proportional set size,
 so pages shared by forked workers count once; sampled every 0.5 s with psutil).
 Targets (issue 3): <= 15 min and <= 6 GB on 2 cores.
+
+``--publish-only DIR`` times publication alone (issue 11 item 6) on a finished build
+folder ``DIR`` (read only; the Hub folders go to a temporary folder): ``jiezi publish``'s
+one-pass writer (``builder.publish.write.write_hub_folder``) for JieZi-Dataset and
+JieZi-Bench, beside a raw pyarrow write of the same rows and image bytes (the same example
+rows, built by the same functions, written with ``pyarrow.parquet.ParquetWriter`` per
+config and split, no ``datasets`` encoding, no card). Prints wall and CPU seconds of each
+and the ratio (target: publish within 1.5x of the raw write). ``--per-config`` adds the
+former way, one ``datasets`` ``download_and_prepare`` per config (the builders
+``jiezi_dataset.JieZiDataset`` / ``jiezi_bench.JieZiBench``, ``num_proc=2`` for the dataset
+as ``jiezi build`` ran it).
 """
 
 from __future__ import annotations
@@ -79,6 +90,93 @@ def _run(cmd: list[str], cores: int) -> tuple[float, int, int, float]:
     return time.perf_counter() - t0, peak, rc, _cpu_children() - c0
 
 
+def _timed(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process and its children) of ``fn()``."""
+    c0 = time.process_time() + _cpu_children()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0, time.process_time() + _cpu_children() - c0
+
+
+def _raw_write(build: Path, dest: Path) -> int:
+    """The rows of both resources written with plain pyarrow, one file per config and
+    split, from one pass over the stage-3 files; returns the rows written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from builder.layout import records_dir_of
+    from builder.publish.write import _features, _placed_examples
+
+    images = records_dir_of(build)
+    n = 0
+    for kind in ("dataset", "bench"):
+        writers: dict[tuple[str, str], pq.ParquetWriter] = {}
+        batches: dict[tuple[str, str], list[dict]] = {}
+
+        def flush(key):
+            schema = _features(kind, key[0]).arrow_schema
+            if key not in writers:
+                (dest / kind / key[0]).mkdir(parents=True, exist_ok=True)
+                writers[key] = pq.ParquetWriter(dest / kind / key[0] / f"{key[1]}.parquet", schema)
+            writers[key].write_table(pa.Table.from_pylist(batches.pop(key), schema=schema))
+
+        for config, split, example in _placed_examples(kind, build / "qa", images):
+            batches.setdefault((config, split), []).append(example)
+            n += 1
+            if len(batches[(config, split)]) >= 100:  # datasets' row group size for image data
+                flush((config, split))
+        for key in list(batches):
+            flush(key)
+        for w in writers.values():
+            w.close()
+    return n
+
+
+def _per_config(build: Path, dest: Path) -> None:
+    """The former publication: one datasets download_and_prepare per config."""
+    import datasets
+
+    from jiezi_bench import JieZiBench
+    from jiezi_dataset import JieZiDataset
+
+    for cls, configs, num_proc in ((JieZiDataset, ("L1", "L2", "L3", "L4", "all", "records"), 2),
+                                   (JieZiBench, ("L1", "L2", "L3", "L4", "all"), None)):
+        for config in configs:
+            b = cls(config_name=config, data_dir=str(build), cache_dir=str(dest / "cache"))
+            b.download_and_prepare(output_dir=str(dest / cls.__name__ / config), file_format="parquet",
+                                   max_shard_size="500MB", download_mode=datasets.DownloadMode.FORCE_REDOWNLOAD,
+                                   num_proc=num_proc)
+
+
+def publish_only(build: Path, per_config: bool) -> None:
+    """Time publication alone on the build folder ``build`` (see module docstring)."""
+    import datasets
+
+    from builder.publish.write import write_hub_folder
+
+    datasets.disable_progress_bars()
+    with tempfile.TemporaryDirectory(prefix="bench-publish-") as tmp:
+        dest = Path(tmp)
+        print(f"publication of {build} (load average {os.getloadavg()[0]:.1f})", flush=True)
+        pub = _timed(lambda: [write_hub_folder(build, kind, dest / f"jiezi-{kind}", progress=False)
+                              for kind in ("dataset", "bench")])
+        size = sum(f.stat().st_size for f in dest.rglob("*.parquet"))
+        print(f"  jiezi publish (one pass, datasets ParquetWriter + cards): {pub[0]:.1f} s wall, {pub[1]:.1f} CPU-s; "
+              f"{size / 1e6:.0f} MB of parquet", flush=True)
+        rows = [0]
+        raw = _timed(lambda: rows.__setitem__(0, _raw_write(build, dest / "raw")))
+        raw_size = sum(f.stat().st_size for f in (dest / "raw").rglob("*.parquet"))
+        print(f"  raw pyarrow write of the same {rows[0]:,} rows + image bytes: {raw[0]:.1f} s wall, "
+              f"{raw[1]:.1f} CPU-s; {raw_size / 1e6:.0f} MB", flush=True)
+        ratio = pub[1] / raw[1]
+        print(f"  ratio publish / raw: {pub[0] / raw[0]:.2f}x wall, {ratio:.2f}x CPU "
+              f"(target <= 1.5x: {'OK' if ratio <= 1.5 else 'MISSED'})", flush=True)
+        if per_config:
+            old = _timed(lambda: _per_config(build, dest / "per-config"))
+            print(f"  former per-config datasets runs: {old[0]:.1f} s wall, {old[1]:.1f} CPU-s "
+                  f"({old[1] / pub[1]:.1f}x the one-pass CPU)", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--output", type=Path, default=None, help="build folder (default: a temporary one, removed unless --keep)")
@@ -86,7 +184,13 @@ def main() -> None:
     ap.add_argument("--records", type=Path, default=None, help="reuse these built records (skip the records stage)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--publish-only", type=Path, default=None, metavar="DIR",
+                    help="time publication alone on the finished build folder DIR (read only)")
+    ap.add_argument("--per-config", action="store_true", help="with --publish-only: also time the former per-config way")
     args = ap.parse_args()
+    if args.publish_only:
+        publish_only(args.publish_only, args.per_config)
+        return
 
     tmp = None
     out = args.output

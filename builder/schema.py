@@ -27,7 +27,7 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from metrics.acce import labels
+from metrics.acce import answers, labels
 
 T = TypeVar("T")
 
@@ -244,18 +244,16 @@ class GlyphRecord(_Model):
         an image; COMF/COMI/COME need at least one component with that attribute.
         """
         comps = self.components
-        return {
-            "CHAR": bool(self.images),
-            "SCRC": bool(self.images),
-            "STRC": self.structure is not None,
-            "COMR": bool(comps),
-            "COMF": any(c.functions for c in comps),
-            "COMI": any(c.interpretation for c in comps),
-            "FORC": self.formation is not None,
-            "ORIM": self.original_meaning is not None,
-            "COME": any(c.evolution_type for c in comps),
-            "EVOI": self.evolution is not None,
-        }
+        out = {}
+        # the field each subtask's answer states comes from the answer schema
+        for code, spec in answers.ANSWERS.items():
+            if spec.record_field is None:  # read off the image label
+                out[code] = bool(self.images)
+            elif spec.record_field == "components":
+                out[code] = any(all(getattr(c, a) for a in spec.component_attributes) for c in comps)
+            else:
+                out[code] = getattr(self, spec.record_field) is not None
+        return out
 
 
 class SkippedItem(_Model):

@@ -119,16 +119,21 @@ def image_sizes(ds) -> list[str]:
     image headers only (no decoding), one look per distinct ``image_id``; sorted."""
     import io
 
-    import datasets
     from PIL import Image
 
+    # Arrow columns directly: a row-by-row walk through datasets' formatter costs ~1 s per 8K rows.
+    table = ds.select_columns(["image_id", "image"]).with_format("arrow")[:]
+    images = table.column("image").combine_chunks()
+    data = images.field("bytes") if len(images) else []
     seen, sizes = set(), set()
-    raw = ds.select_columns(["image_id", "image"]).cast_column("image", datasets.Image(decode=False))
-    for row in raw:
-        if row["image_id"] in seen or not (row["image"] or {}).get("bytes"):
+    for k, image_id in enumerate(table.column("image_id").to_pylist()):
+        if image_id in seen or not images[k].is_valid:
             continue
-        seen.add(row["image_id"])
-        with Image.open(io.BytesIO(row["image"]["bytes"])) as im:
+        raw = data[k].as_py()
+        if not raw:
+            continue
+        seen.add(image_id)
+        with Image.open(io.BytesIO(raw)) as im:
             sizes.add(f"{im.width}x{im.height}")
     return sorted(sizes)
 

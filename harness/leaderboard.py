@@ -84,6 +84,7 @@ LEVEL_KEYS = ("L1", "L2", "L3", "L4", "macro")
 _NAME = re.compile(r"^[^\W_][\w .+\-()]{0,79}$")
 _SHOWN_PROBLEMS = 5
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class SubmissionError(ValueError):
@@ -258,7 +259,9 @@ def _read_line(n: int, line: str) -> tuple[dict | None, str | None]:
         return None, f"line {n}: field 'latency_s' must be a number or null"
     if obj.get("error") is not None and not isinstance(obj["error"], str):
         return None, f"line {n}: field 'error' must be a string or null"
-    bad = next(((k, found) for k in ALLOWED_FIELDS if k in obj and (found := _lone_surrogate(obj[k]))), None)
+    # Text decoded from UTF-8 holds no surrogate; only a JSON escape (\\uD800-\\uDFFF) can make one.
+    bad = None if not _SURROGATE_ESCAPE.search(line) else next(
+        ((k, found) for k in ALLOWED_FIELDS if k in obj and (found := _lone_surrogate(obj[k]))), None)
     if bad:
         # A JSON escape such as "\ud800" decodes to half a UTF-16 pair: not a character,
         # so the answer cannot be stored or hashed as UTF-8 text.
@@ -334,6 +337,8 @@ class Board:
 
     path: Path
     config: dict
+    # the bench split as loaded and fingerprinted by open_board, so a submission reads it once
+    dataset: object = field(default=None, repr=False, compare=False)
 
     @property
     def bench(self) -> dict:
@@ -387,11 +392,11 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
             raise SubmissionError(f"this board scores EVOI with judge {cfg['scorer'].get('judge')!r}; "
                                   f"its settings are fixed, so --judge {judge!r} cannot be used")
         if bench:
-            fp = fingerprint(load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"],
-                                        revision=cfg["bench"].get("revision")))
-            if fp != cfg["bench"]["fingerprint"]:
+            ds = load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"], revision=cfg["bench"].get("revision"))
+            if fingerprint(ds) != cfg["bench"]["fingerprint"]:
                 raise SubmissionError(f"the bench {bench!r} differs from the one this board was created for "
                                       f"({cfg['bench']['source']!r}, fingerprint {cfg['bench']['fingerprint'][:12]})")
+            board.dataset = ds
         return board
     source = bench or str(path.resolve().parent / "jiezi-bench")
     pinned = resolve_revision(source, revision)
@@ -408,13 +413,27 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
     path.mkdir(parents=True, exist_ok=True)
     if not _write_exclusive(cfg_path, json.dumps(cfg, ensure_ascii=False, indent=1) + "\n"):
         return open_board(board_dir)  # created meanwhile by another submission
-    return Board(path, cfg)
+    return Board(path, cfg, dataset=ds)
+
+
+_ROWS_CACHE: dict[tuple, list[dict]] = {}  # (source, config, split, fingerprint) -> rows; a few boards per process
 
 
 def _bench_rows(board: Board) -> list[dict]:
-    ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"],
-                    revision=board.bench.get("revision"))
-    fp = fingerprint(ds)
+    """The board's bench rows (:data:`~harness.bench.META_COLUMNS`, no images), read once per
+    submission: the split :func:`open_board` already loaded and fingerprinted, else loaded
+    and checked here. The rows of a fingerprint are kept for the process (a Space scores
+    many submissions against one bench); callers must not change them."""
+    ds = board.dataset
+    if ds is None:
+        ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"],
+                        revision=board.bench.get("revision"))
+        fp = fingerprint(ds)
+    else:
+        fp = board.bench["fingerprint"]  # open_board compared it already
+    key = (board.bench["source"], board.bench["config"], board.bench["split"], fp)
+    if key in _ROWS_CACHE:
+        return _ROWS_CACHE[key]
     if fp != board.bench["fingerprint"]:
         # Rows scored against two different benches (e.g. before and after `jiezi audit
         # ingest` rebuilt it) would sit side by side on one board without being comparable.
@@ -423,16 +442,30 @@ def _bench_rows(board: Board) -> list[dict]:
             f"(fingerprint {board.bench['fingerprint'][:12]} -> {fp[:12]}, rows {board.bench['rows']} -> {len(ds)}), "
             "e.g. after `jiezi audit ingest`; scores on the two would not be comparable. "
             "Start a new board for this bench (--board NEW_FOLDER).")
-    return ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
+    rows = ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
+    if len(_ROWS_CACHE) >= 4:
+        _ROWS_CACHE.pop(next(iter(_ROWS_CACHE)))
+    _ROWS_CACHE[key] = rows
+    return rows
 
 
-def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool) -> dict:
-    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress)
+def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool, bertscore: bool = True) -> dict:
+    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress, bertscore=bertscore)
     judge = make_judge(board.scorer.get("judge"))
     if judge is None:
         judge = False  # a board without a judge never picks one up from the environment
     result = score_rows(bench_rows, {r["id"]: r.get("output") for r in rows}, settings, judge)
     return {"result": result, "bertscore": record}
+
+
+def _scored_by(result: dict) -> dict | None:
+    """The BERTScore model that scored ORIM and COMI (name, folder its weights came from,
+    hidden states averaged); None when they were not computed."""
+    info = (result.get("settings") or {}).get("bertscore") or {}
+    if not info or info.get("unavailable") or "hidden_states_used" not in info:
+        return None
+    return {"model": info.get("requested"), "loaded_from": info.get("loaded_from"),
+            "hidden_states_used": info.get("hidden_states_used"), "bert_score": info.get("bert_score")}
 
 
 RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.run's results.json
@@ -480,7 +513,7 @@ def run_record(results: dict | None, board: Board) -> dict:
 def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
            bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
            progress: bool = False, results: dict | None = None, revision: str | None = None,
-           protocol: str | None = None, scoring: str | None = None) -> Row:
+           bertscore: bool = True, protocol: str | None = None, scoring: str | None = None) -> Row:
     """Validate, score and store one submission; returns its :class:`Row`.
 
     ``protocol``: how the answers were asked (:func:`submission_protocol`: given, the run's,
@@ -489,7 +522,10 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     per-question file is scored by this project's scorer (``scoring`` None or ``jiezi``).
 
     ``results``: the run's ``results.json`` (see :func:`run_record`), stored in the row as
-    ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`).
+    ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`);
+    ``bertscore``: False scores the exact metrics only (ORIM and COMI not computed; seconds
+    for a full bench, see ``benchmarks/bench_submit.py``). The row's
+    ``details["bertscore"]["scored_by"]`` names the model that scored ORIM/COMI.
 
     ``file_bytes``: the predictions.jsonl content; ``model_name``: see
     :func:`check_model_name`; ``meta``: see :func:`check_meta`; ``board_dir``: the board
@@ -512,7 +548,8 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
         raise SubmissionError(f"the file is {len(file_bytes) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
     board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge, revision=revision)
     if submission_protocol(file_bytes, results, board, protocol) == "paper":
-        return submit_paper(file_bytes, name, meta, board, results=results, scoring=scoring, progress=progress)
+        return submit_paper(file_bytes, name, meta, board, results=results, scoring=scoring, progress=progress,
+                            bertscore=bertscore)
     if scoring not in (None, "jiezi"):
         raise SubmissionError(f"scoring {scoring!r} applies to the paper's protocol (one reply per image); "
                               "per-question answers are scored with this project's scorer (jiezi)")
@@ -528,7 +565,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
         existing = load_row(row_path)
         existing.created = False
         return existing
-    scored = _score(board, rows, bench_rows, progress)
+    scored = _score(board, rows, bench_rows, progress, bertscore)
     res = scored["result"]
     scores = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
     details = {
@@ -539,7 +576,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
         "counts": res.get("counts"),
         "not_computed": res.get("not_computed"),
         "bench": board.bench,
-        "bertscore": scored["bertscore"],
+        "bertscore": {**scored["bertscore"], "scored_by": _scored_by(res)},
         "scorer_settings": res.get("settings"),
         "comparable_to_paper": bool(scored["bertscore"].get("comparable_to_paper")),
         "run": run,
@@ -787,12 +824,13 @@ def _paper_images(board: Board) -> dict:
     return {"ids": ds["image_id"], "references": [json.loads(r) for r in ds["reference"]], "fingerprint": fingerprint(ds)}
 
 
-def _score_paper(board: Board, rows: list[dict], images: dict, scoring: str, progress: bool) -> dict:
+def _score_paper(board: Board, rows: list[dict], images: dict, scoring: str, progress: bool,
+                 bertscore: bool = True) -> dict:
     """``metrics.acce.paper.score_paper`` of the replies in bench image order with the
     board's BERTScore model and judge; the row's scores are the strict figures
     (``with_failures``: a reply without JSON counts 0, ACCE.md section 2), L1..L4 and macro
-    their level means (:func:`level_scores`)."""
-    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress)
+    their level means (:func:`level_scores`); ``bertscore`` False leaves ORIM and COMI out."""
+    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress, bertscore=bertscore)
     judge = make_judge(board.scorer.get("judge"))
     by_id = {r["id"]: r.get("output") for r in rows}
     res = score_paper([by_id[i] for i in images["ids"]], images["references"], mode=scoring, settings=settings,
@@ -833,12 +871,14 @@ def _store(board: Board, row: Row, rows: list[dict]) -> Row:
 
 
 def submit_paper(file_bytes: bytes, name: str, meta: dict, board: Board, *, results: dict | None = None,
-                 scoring: str | None = None, progress: bool = False) -> Row:
+                 scoring: str | None = None, progress: bool = False, bertscore: bool = True) -> Row:
     """Validate, score and store a ``jiezi eval --protocol paper`` submission (one reply per
     bench image, ``id`` = image id): re-scored with ``score_paper`` in ``scoring``
     (:func:`paper_scoring`) and stored as a row of ``protocol="paper"`` and that scoring,
     ranked only with rows asked and scored the same way (the paper's rows are paper +
-    reference). ``name`` / ``meta`` are already checked (:func:`submit` calls this).
+    reference). ``name`` / ``meta`` are already checked (:func:`submit` calls this);
+    ``bertscore``: as in :func:`submit` (kept in ``details["bertscore"]["computed"]`` so
+    :func:`verify_paper` re-scores the same way).
     ``details`` hold the success means (``lenient``), ``FORC_partial``, the reply ``counts``
     (samples, failures = replies without a JSON object) and the image rows' fingerprint.
     Raises :class:`SubmissionError` in plain words."""
@@ -855,7 +895,7 @@ def submit_paper(file_bytes: bytes, name: str, meta: dict, board: Board, *, resu
         existing = load_row(row_path)
         existing.created = False
         return existing
-    scored = _score_paper(board, rows, images, scoring, progress)
+    scored = _score_paper(board, rows, images, scoring, progress, bertscore)
     res = scored["result"]
     details = {
         "n_predictions": len(rows),
@@ -866,7 +906,7 @@ def submit_paper(file_bytes: bytes, name: str, meta: dict, board: Board, *, resu
         "counts": res["counts"],
         "not_computed": res["not_computed"],
         "bench": {**board.bench, "images": len(images["ids"]), "images_fingerprint": images["fingerprint"]},
-        "bertscore": scored["bertscore"],
+        "bertscore": {**scored["bertscore"], "scored_by": _scored_by(res), "computed": bertscore},
         "scorer_settings": res.get("settings"),
         "comparable_to_paper": bool(scored["bertscore"].get("comparable_to_paper")),
         "run": run,
@@ -882,7 +922,8 @@ def verify_paper(board: Board, row: Row, preds: Path, *, progress: bool = False,
     the row's scoring mode and the board's settings; same result keys as :func:`verify`."""
     images = _paper_images(board)
     rows = validate_predictions(preds.read_bytes(), images["ids"], max_bytes=board.config.get("max_bytes", MAX_BYTES))
-    recomputed = _score_paper(board, rows, images, row.scoring, progress)["scores"]
+    bertscore = (row.details.get("bertscore") or {}).get("computed", True)
+    recomputed = _score_paper(board, rows, images, row.scoring, progress, bertscore)["scores"]
     differences = {}
     for m, new in recomputed.items():
         old = row.scores.get(m)

@@ -11,42 +11,23 @@ Records are the JSON dicts of ``builder.schema.GlyphRecord`` (as the gallery's
 
 from __future__ import annotations
 
-from metrics.acce import labels
+from metrics.acce import answers
 
 
-def structure_text(idc: str) -> str:
-    """``"⿰（左右结构）"`` / ``"独体（独体字）"``; other strings are returned unchanged."""
-    if idc in labels.STRUCTURE_ZH:
-        return f"{idc}（{labels.STRUCTURE_ZH[idc]}）"
-    return idc
-
-
-def formation_text(label_set: list[str] | tuple[str, ...]) -> str:
-    """A formation label set as text: ``["形声"]`` -> ``形声``; the 亦声 set
-    ``["形声", "会意"]`` -> ``形声（亦声，形声兼会意）``; other sets joined with ``、``."""
-    s = set(label_set)
-    if s == {"形声", "会意"}:
-        return "形声（亦声，形声兼会意）"
-    order = list(labels.FORMATIONS)
-    return "、".join(sorted(s, key=lambda x: order.index(x) if x in order else len(order)))
+# The renderers are the answer schema's (metrics/acce/answers.py), so the baseline's
+# answers and the bench references are written by one piece of code.
+structure_text = answers.structure_text
+formation_text = answers.formation_text
 
 
 def components_text(components: list[dict], *, functions: bool = True, evolution: bool = True,
                     interpretation: bool = True) -> str:
-    """Numbered component lines. Each component dict has ``name`` and optionally
+    """Numbered component lines (:func:`metrics.acce.answers.components_text`) with the
+    attributes switched on here. Each component dict has ``name`` and optionally
     ``functions`` (list), ``evolution_type`` and ``interpretation``; a missing value is
     left out of its line rather than filled in."""
-    lines = []
-    for i, comp in enumerate(components, 1):
-        bits = []
-        if functions and comp.get("functions"):
-            bits.append("功能=" + "、".join(comp["functions"]))
-        if evolution and comp.get("evolution_type"):
-            bits.append(f"演变类型={comp['evolution_type']}")
-        if interpretation and comp.get("interpretation"):
-            bits.append(f"解释={comp['interpretation']}")
-        lines.append(f"{i}. 构件「{comp['name']}」" + ("：" + "；".join(bits) if bits else ""))
-    return "\n".join(lines)
+    wanted = {"functions": functions, "evolution_type": evolution, "interpretation": interpretation}
+    return answers.components_text(components, [a for a in answers.COMPONENT_ATTRIBUTES if wanted[a]])
 
 
 def _value(record: dict, field: str):

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from metrics.acce import labels
+from metrics.acce import answers, labels
 
 # Question types in display order, with the retrieval baseline's template kind.
 QUESTION_TYPES: dict[str, str] = {
@@ -39,8 +39,9 @@ LEVEL_ROWS: dict[str, list[str]] = {
     "L4": ["COME", "EVOI"],
 }
 LEVEL_NAMES = {"L1": ("基础", "basic"), "L2": ("字形", "form"), "L3": ("字义", "meaning"), "L4": ("演变", "evolution")}
-# The record field each question type reads (GlyphRecord, builder/schema.py).
-RECORD_FIELD = {"STRC": "structure", "FORC": "formation", "ORIM": "original_meaning", "EVOI": "evolution"}
+# The record field each question type reads (GlyphRecord, builder/schema.py): the answer
+# schema's (metrics/acce/answers.py).
+RECORD_FIELD = answers.record_fields()
 FIELD_WORDS = {"STRC": "structure", "COMR": "components", "FORC": "formation", "ORIM": "original meaning",
                "EVOI": "evolution"}
 # Provenance entries listed per fact: enough to check the fact, short enough to read.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -332,6 +333,24 @@ def test_a_run_record_from_another_bench_is_refused(hub, board, tmp_path):
         lb.submit(_file(hub["ids"]), "model-a", None, board, bench=str(hub["bench"]), results={"scores": {}})
     row = _submit(hub, board, _file(hub["ids"]))
     assert row.details["run"]["recorded"] is False and row.details["run"]["image_size"]
+
+
+def test_a_submission_reads_the_bench_once_and_names_the_bertscore_model(hub, tmp_path, monkeypatch):
+    board = tmp_path / "board"
+    lb.submit(_file(hub["ids"]), "warm-up", None, board, bench=str(hub["bench"]), bertscore_model="offline-minilm")
+    loads, prints = [], []
+    real_load, real_fp = lb.load_bench, lb.fingerprint
+    monkeypatch.setattr(lb, "load_bench", lambda *a, **k: loads.append(a) or real_load(*a, **k))
+    monkeypatch.setattr(lb, "fingerprint", lambda ds: prints.append(len(ds)) or real_fp(ds))
+    row = lb.submit(_file(hub["ids"], output="本义是长江的专名"), "model-x", None, board, bench=str(hub["bench"]))
+    assert len(loads) == 1 and len(prints) == 1  # open_board's read is the one scored against
+    scored_by = row.details["bertscore"]["scored_by"]
+    assert scored_by["model"] == "offline-minilm" and Path(scored_by["loaded_from"], "config.json").is_file()
+    assert scored_by["hidden_states_used"] == 7 and row.scores["ORIM"] is not None
+
+    exact = lb.submit(_file(hub["ids"], output="河"), "model-y", None, board, bench=str(hub["bench"]), bertscore=False)
+    assert exact.scores["ORIM"] is None and exact.details["bertscore"]["scored_by"] is None
+    assert exact.scores["CHAR"] is not None
 
 
 # ------------------------------------------------------------------------------ issue 13

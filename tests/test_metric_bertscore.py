@@ -232,3 +232,24 @@ def test_unk_exact_f1_keeps_known_tokens():
     ones = (torch.ones(2), torch.ones(2))
     assert _unk_exact_f1(ones, stats, 2) == pytest.approx(0.75)
     assert _unk_exact_f1(None, {**stats, "tokens_candidate": 3, "tokens_reference": 3}, 2) == 0.0
+
+
+def test_length_sorted_chunks_give_the_same_scores(minilm):
+    # Pairs go to bert_score sorted by length in chunks of at most 8 batches; a pair's
+    # score must not depend on its chunk or on the other pairs in it.
+    cands = ["象树木之形", "本义为长江" * 9, "a river", "从水工声，本义是长江的专名" * 4, "江", "象人形"] * 3
+    refs = ["象木之形", "长江", "the Yangtze river" * 5, "水工声", "江河" * 20, "象人之形"] * 3
+    one_call = BertScoreStage(minilm, layers=8, batch_size=64, chunk_size=10_000, unk_exact=False)
+    chunked = BertScoreStage(minilm, layers=8, batch_size=1, unk_exact=False)  # chunks of 8 pairs
+    a = one_call.score_pairs(cands, refs, progress=False)
+    b = chunked.score_pairs(cands, refs, progress=False)
+    assert torch.allclose(torch.tensor(a), torch.tensor(b), atol=1e-5)
+    assert a[:6] == pytest.approx(a[6:12], abs=1e-6) and min(a) > 0.3
+
+
+def test_the_loaded_model_is_kept_for_the_process_and_named(minilm):
+    first = BertScoreStage(minilm, layers=8, batch_size=16)
+    first.score_pairs(["象人形"], ["象人之形"], progress=False)
+    second = BertScoreStage(minilm, layers=8, batch_size=16)
+    assert second.load() is first.load()  # no second load of the weights
+    assert second.describe()["loaded_from"] == minilm

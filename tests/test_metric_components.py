@@ -242,3 +242,21 @@ def test_many_echoed_questions_parse_in_linear_time():
     # leading echoed questions are skipped by position, not by re-splitting the rest each time
     answer = "构件有哪些？" * 20_000 + "\n水：表意；工：表音"
     assert [c.name for c in parse_components(answer)] == ["水", "工"]
+
+
+def test_repeated_parses_are_equal_and_independent():
+    # parse_components and the reference parse are memoised: a caller changing its list
+    # must not change what the next caller gets.
+    text = "水：表意，保留；工：表音，保留"
+    first = parse_components(text)
+    first.append(first[0])
+    again = parse_components(text)
+    assert [c.name for c in again] == ["水", "工"] and again is not first
+    ref = {"components": [{"name": "水", "functions": ["表意"], "interpretation": "水流", "evolution_type": "保留"}]}
+    from metrics.acce.core import _gold_components
+
+    gold = _gold_components(ref)
+    gold.clear()
+    assert [c.name for c in _gold_components(ref)] == ["水"]
+    with pytest.raises(ValueError, match="lists no component"):
+        _gold_components({"components": []})

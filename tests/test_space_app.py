@@ -203,11 +203,14 @@ def test_explorer_detail_lists_provenance(handlers):
 
 # ------------------------------------------------------------------------------ exegesis
 def _gallery_only_character(handlers) -> tuple[str, dict]:
-    """A character with a Shuowen entry in its gallery record and no bench question."""
+    """A character with a Shuowen entry in its gallery record, every L2/L3 field filled (a
+    重文 such as 射 has no formation of its own since issue 12) and no bench question."""
     bench_chars = set(handlers.resources.bench("all", "test")["character"])
+    fields = ("structure", "formation", "original_meaning")
     for row in handlers.resources.gallery().select_columns(["character", "script", "record"]):
         rec = json.loads(row["record"])
-        if row["character"] not in bench_chars and any(k.startswith("shuowen:") for k in rec.get("raw", {})):
+        filled = rec.get("components") and all(isinstance(rec.get(f), dict) and rec[f].get("value") for f in fields)
+        if row["character"] not in bench_chars and filled and any(k.startswith("shuowen:") for k in rec.get("raw", {})):
             return row["character"], rec
     pytest.fail("the fixture has no gallery-only character with Shuowen text")
 

@@ -20,6 +20,8 @@ from typing import Optional
 
 import typer
 
+from builder.layout import records_dir_of
+
 audit_app = typer.Typer(help="Audit sheets: sample items for expert review, ingest verdicts.", no_args_is_help=True)
 
 
@@ -80,9 +82,6 @@ def build_all(
         return
     if output is None:
         raise typer.BadParameter("--output DIR is required", param_hint="--output")
-    from builder.publish.write import PublishError, write_hub_folder
-    from builder.qa.stage import QAStageError, build_qa
-
     t0 = time.perf_counter()
     output.mkdir(parents=True, exist_ok=True)
     timings = {}
@@ -90,50 +89,87 @@ def build_all(
         typer.echo("[1/3] records", err=True)
         records = _run_records(output, sources, workers, user_glyphs)
     timings["records_s"] = round(time.perf_counter() - t0, 1)
-    polisher = None
-    if polish_endpoint:
-        if not polish_model:
-            raise typer.BadParameter("--polish-model is required with --polish-endpoint")
-        from builder.qa.polish import Polisher
-        polisher = Polisher(polish_endpoint, polish_model, api_key=os.environ.get(polish_key_env),
-                            cache_path=output / "qa" / "polish-cache.jsonl")
+    polisher = _polisher(output, polish_endpoint, polish_model, polish_key_env)
     typer.echo("[2/3] QA pairs, bench selection", err=True)
     t1 = time.perf_counter()
+    qa_report = _run_qa(records, output, seed=seed, bench_size=bench_size, min_pairs=min_pairs,
+                        max_pairs=max_pairs, polisher=polisher, force=force, sources_dir=sources)
+    timings["qa_s"] = round(time.perf_counter() - t1, 1)
+    t2 = time.perf_counter()
+    folders = {} if no_publish else _run_publish(output, qa_report, workers=workers, force=force)
+    timings["publish_s"] = round(time.perf_counter() - t2, 1)
+    timings["total_s"] = round(time.perf_counter() - t0, 1)
+    records_report = _read_json(Path(records) / "report.json")
+    report = _build_report(qa_report, records_report, folders, timings, seed)
+    tmp = output / "report.json.tmp"
+    tmp.write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
+    tmp.replace(output / "report.json")
+    _echo_summary(output, report, records_report, Path(records))
+
+
+def _polisher(output: Path, endpoint: Optional[str], model: Optional[str], key_env: str):
+    """The optional LLM polisher of reasoning answers (None without ``endpoint``); its
+    replies are cached in ``output/qa/polish-cache.jsonl``."""
+    if not endpoint:
+        return None
+    if not model:
+        raise typer.BadParameter("--polish-model is required with --polish-endpoint")
+    from builder.qa.polish import Polisher  # optional: talks to an LLM endpoint
+
+    return Polisher(endpoint, model, api_key=os.environ.get(key_env), cache_path=output / "qa" / "polish-cache.jsonl")
+
+
+def _run_qa(records: Path, output: Path, **kwargs) -> dict:
+    """The QA stage (``builder.qa.stage.build_qa``) into ``output/qa``; exit code 2 with
+    the stage's message when its inputs are unusable. Returns the stage report."""
+    from builder.qa.stage import QAStageError, build_qa  # heavy (pydantic models, evidence index)
+
     try:
-        qa_report = build_qa(records, output, seed=seed, bench_size=bench_size, min_pairs=min_pairs,
-                             max_pairs=max_pairs, polisher=polisher, force=force, sources_dir=sources)
+        return build_qa(records, output, **kwargs)
     except QAStageError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
-    timings["qa_s"] = round(time.perf_counter() - t1, 1)
+
+
+def _run_publish(output: Path, qa_report: dict, *, workers: int, force: bool) -> dict:
+    """Write the JieZi-Dataset and JieZi-Bench Hub folders unless the ones on disk were
+    written from the same stage-3 outputs by the same publish code. Returns, per
+    resource, ``{"folder", "cached"}``; exit code 2 on a :class:`PublishError`."""
+    from builder.publish.write import PublishError, write_hub_folder  # heavy: imports datasets
+
+    typer.echo("[3/3] Hub folders", err=True)
     folders = {}
-    t2 = time.perf_counter()
-    if not no_publish:
-        typer.echo("[3/3] Hub folders", err=True)
-        fingerprint = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
-        for kind in ("dataset", "bench"):
-            folder = output / f"jiezi-{kind}"
-            if not force and _publish_cached(folder, fingerprint):
-                folders[kind] = {"folder": str(folder), "cached": True}
-                continue
-            try:
-                write_hub_folder(output, kind, folder, report=qa_report, num_proc=workers)
-            except PublishError as exc:
-                typer.echo(f"error: {exc}", err=True)
-                raise typer.Exit(2)
-            folders[kind] = {"folder": str(folder), "cached": False}
-    timings["publish_s"] = round(time.perf_counter() - t2, 1)
-    timings["total_s"] = round(time.perf_counter() - t0, 1)
-    records_report = {}
-    rep_path = Path(records) / "report.json"
-    if rep_path.exists():
+    fingerprint = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
+    for kind in ("dataset", "bench"):
+        folder = output / f"jiezi-{kind}"
+        if not force and _publish_cached(folder, fingerprint):
+            folders[kind] = {"folder": str(folder), "cached": True}
+            continue
         try:
-            records_report = json.loads(rep_path.read_text("utf-8"))
-        except ValueError:
-            records_report = {}
-    # what needs a reader's attention: a bench smaller than asked for, empty splits
+            write_hub_folder(output, kind, folder, report=qa_report, num_proc=workers)
+        except PublishError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2)
+        folders[kind] = {"folder": str(folder), "cached": False}
+    return folders
+
+
+def _read_json(path: Path) -> dict:
+    """``path`` parsed, or ``{}`` when it is missing or unreadable (an optional report)."""
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except ValueError:
+        return {}
+
+
+def _build_report(qa_report: dict, records_report: dict, folders: dict, timings: dict, seed: int) -> dict:
+    """``DIR/report.json``: the QA stage's dataset / bench / leakage counts, the records
+    stage's coverage, what needs a reader's attention (a bench smaller than asked for,
+    empty splits), the Hub folders and the stage timings (seconds)."""
     warnings = list(qa_report["bench"].get("selection", {}).get("warnings", []))
-    report = {
+    return {
         "dataset": qa_report["dataset"],
         "bench": qa_report["bench"],
         "leakage": qa_report["leakage"],
@@ -148,9 +184,9 @@ def build_all(
         "timings": timings,
         "seed": seed,
     }
-    tmp = output / "report.json.tmp"
-    tmp.write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
-    tmp.replace(output / "report.json")
+
+
+def _echo_summary(output: Path, report: dict, records_report: dict, records: Path) -> None:
     d, b = report["dataset"], report["bench"]
     typer.echo(f"JieZi-Dataset: {d['qa_pairs']:,} QA pairs, {d['images']:,} images, {d['characters']:,} characters")
     typer.echo(f"JieZi-Bench: {b['questions']:,} questions, {b['images']:,} images; splits {b['splits']}")
@@ -160,10 +196,10 @@ def build_all(
         # the records stage's skip counts (user glyphs with an unknown script or style, blank
         # images, fonts without a glyph ...): every reason is in records/skipped.jsonl
         typer.echo(f"records skipped: {', '.join(f'{k} {v:,}' for k, v in skipped.items())} "
-                   f"(reasons: {Path(records) / 'skipped.jsonl'})")
-    for w in warnings:
+                   f"(reasons: {records / 'skipped.jsonl'})")
+    for w in report["warnings"]:
         typer.echo(f"warning: {w}", err=True)
-    typer.echo(f"report: {output / 'report.json'} ({timings['total_s']} s)")
+    typer.echo(f"report: {output / 'report.json'} ({report['timings']['total_s']} s)")
 
 
 @audit_app.command("sample")
@@ -207,7 +243,6 @@ def audit_ingest(
     if rebuild:
         from builder.publish.write import write_hub_folder
         from builder.qa.stage import build_qa
-        from jiezi_bench import records_dir_of
 
         fp = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
         report = build_qa(records_dir_of(output), output, seed=fp["seed"], bench_size=fp["bench_size"],

@@ -1,8 +1,13 @@
 """Hub layout for JieZi-Dataset and JieZi-Bench, and pushing it with huggingface_hub.
 
-:func:`write_hub_folder` runs the ``datasets`` builders (``jiezi_dataset.JieZiDataset``,
-``jiezi_bench.JieZiBench``) for every config, straight to parquet shards with the images
-embedded as bytes, and lays them out as the Hub serves them::
+:func:`write_hub_folder` writes every config and split of a resource in one pass over its
+stage-3 rows: each row is read (and its image file opened) once, turned into the examples
+of the configs it belongs to by the same functions the ``datasets`` builders use
+(``jiezi_bench.examples``, ``jiezi_dataset.qa_examples`` / ``record_examples``), encoded with
+the config's ``datasets.Features`` and written by ``datasets``' own ``ParquetWriter``
+(images embedded as bytes, shards cut at ``MAX_SHARD``), so the files, their rows and the
+card's ``dataset_info`` are what ``download_and_prepare`` of each config wrote, without
+reading the inputs once per config. The layout is the one the Hub serves::
 
     <folder>/README.md                 dataset card: YAML `configs:` + `dataset_info` + text
     <folder>/<config>/<split>-00000-of-0000N.parquet
@@ -30,11 +35,19 @@ import shutil
 import tempfile
 import time
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 import datasets
+from datasets.arrow_writer import ParquetWriter
+from datasets.splits import SplitDict, SplitInfo
+from datasets.utils.py_utils import convert_file_size_to_int
 from huggingface_hub import DatasetCard, DatasetCardData
+from tqdm.auto import tqdm
 
+import jiezi_bench
+import jiezi_dataset
+from builder.layout import records_dir_of
 from builder.publish.read import content_fingerprint
 from builder.qa import evolution
 from metrics.acce import labels
@@ -78,16 +91,6 @@ def code_hash() -> str:
 
 class PublishError(RuntimeError):
     """The folder cannot be written or pushed (not ours, stage outputs missing, ...)."""
-
-
-def _builder_cls(kind: str):
-    if kind == "dataset":
-        from jiezi_dataset import JieZiDataset
-        return JieZiDataset
-    if kind == "bench":
-        from jiezi_bench import JieZiBench
-        return JieZiBench
-    raise PublishError(f"unknown resource {kind!r}; expected 'dataset' or 'bench'")
 
 
 def check_target(folder: Path, kind: str) -> None:
@@ -135,32 +138,114 @@ def distinct_rows(infos: dict[str, datasets.DatasetInfo]) -> int:
     return max((s.num_examples for info in infos.values() for s in info.splits.values()), default=0)
 
 
-def _prepare_config(cls, config: str, data_dir: Path, work: Path, folder: Path, records_dir: str | None,
-                    num_proc: int | None = None) -> tuple[datasets.DatasetInfo, list[str]]:
-    """Run one builder config to parquet and move its shards into ``folder/<config>/``.
+class _SplitWriter:
+    """The parquet shards of one (config, split), written as ``download_and_prepare`` does
+    (``datasets.arrow_writer.ParquetWriter``, a new shard once ``MAX_SHARD`` bytes are
+    written): shard files are opened on the first row, so an empty split writes nothing."""
 
-    Returns the builder's info, its ``splits`` reduced to the splits with rows, and the
-    names of the empty splits, which are not written (see the module docstring)."""
-    prep = work / f"prep-{config}"
-    builder = cls(config_name=config, data_dir=str(data_dir), cache_dir=str(work / "cache"),
-                  records_dir=records_dir)
-    builder.download_and_prepare(output_dir=str(prep), file_format="parquet", max_shard_size=MAX_SHARD,
-                                 download_mode=datasets.DownloadMode.FORCE_REDOWNLOAD,
-                                 num_proc=num_proc if num_proc and num_proc > 1 else None)
-    info = builder.info
-    empty = [split for split, si in info.splits.items() if not si.num_examples]
-    for split in empty:
-        del info.splits[split]
-    if info.splits:
-        (folder / config).mkdir(parents=True, exist_ok=True)
-    for split in info.splits:
-        files = sorted(prep.glob(f"*-{split}.parquet")) + sorted(prep.glob(f"*-{split}-*-of-*.parquet"))
-        if not files:
-            raise PublishError(f"builder {cls.__name__}/{config} wrote no parquet file for split {split!r}")
-        n = len(files)
-        for i, f in enumerate(files):
-            f.rename(folder / config / f"{split}-{i:05d}-of-{n:05d}.parquet")
-    return info, empty
+    def __init__(self, features: datasets.Features, folder: Path, config: str, split: str):
+        self.features, self.folder, self.config, self.split = features, folder, config, split
+        self.max_bytes = convert_file_size_to_int(MAX_SHARD)
+        self.writer = None
+        self.files: list[Path] = []
+        self.num_examples = self.num_bytes = 0
+
+    def write(self, example: dict) -> None:
+        """Append ``example``, already in the features' storage form (strings, lists,
+        images as ``{"bytes", "path"}``: what ``Features.encode_example`` returns for it,
+        checked on the first row of the split rather than recomputed for every row, which
+        took half the publication time). Raises ``ValueError`` naming the config and
+        split when the first example is not in storage form."""
+        if self.writer is not None and self.writer._num_bytes > self.max_bytes:
+            self._close()
+        if self.writer is None:
+            if not self.files and self.features.encode_example(example) != example:
+                raise ValueError(f"{self.config}/{self.split}: example {example.get('id')!r} is not in the "
+                                 "storage form of its features; build it as the datasets builders do")
+            path = self.folder / self.config / f".{self.split}-{len(self.files):05d}.parquet.tmp"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.files.append(path)
+            self.writer = ParquetWriter(features=self.features, path=str(path), embed_local_files=True)
+        self.writer.write(example)
+
+    def _close(self) -> None:
+        n, b = self.writer.finalize()
+        self.writer.close()
+        self.writer = None
+        self.num_examples += n
+        self.num_bytes += b
+
+    def finish(self) -> SplitInfo | None:
+        """Close the last shard, name the shards ``<split>-<i>-of-<n>.parquet``; the split's
+        info, or None when it has no rows."""
+        if self.writer is not None:
+            self._close()
+        n = len(self.files)
+        for i, f in enumerate(self.files):
+            f.rename(self.folder / self.config / f"{self.split}-{i:05d}-of-{n:05d}.parquet")
+        if not self.num_examples:
+            return None
+        return SplitInfo(name=self.split, num_bytes=self.num_bytes, num_examples=self.num_examples)
+
+
+def _placed_examples(kind: str, qa_dir: Path, images: Path):
+    """Yield ``(config, split, example)`` for every example of resource ``kind``, in one
+    pass over its stage-3 files (``bench.jsonl``; ``dataset.jsonl`` then
+    ``records_gallery.jsonl``), in file order."""
+    if kind == "bench":
+        for row, example in jiezi_bench.examples(qa_dir / "bench.jsonl", images):
+            for config, split in jiezi_bench.placements(row):
+                yield config, split, example
+        # the per-image ``images`` config folds the rows of each image: a short second
+        # pass per split (one row per image, so a few thousand rows at most)
+        for split in labels.SPLITS:
+            for _key, example in jiezi_bench.image_examples(qa_dir / "bench.jsonl", images, split):
+                yield "images", split, example
+        return
+    for _key, by_config in jiezi_dataset.qa_examples(qa_dir / "dataset.jsonl", images):
+        for config, example in by_config.items():
+            yield config, "train", example
+    for _key, example in jiezi_dataset.record_examples(qa_dir / "records_gallery.jsonl", images):
+        yield "records", "train", example
+
+
+def _features(kind: str, config: str) -> datasets.Features:
+    if kind == "bench":
+        return jiezi_bench.IMAGE_FEATURES if config == "images" else jiezi_bench.FEATURES
+    return jiezi_dataset.RECORD_FEATURES if config == "records" else jiezi_dataset.QA_FEATURES
+
+
+def _write_configs(kind: str, out_dir: Path, folder: Path, records_dir: str | None,
+                   progress: bool = True) -> tuple[dict[str, datasets.DatasetInfo], dict[str, list[str]]]:
+    """Write every config and split of ``kind`` under ``folder/<config>/`` in one pass.
+
+    Returns the info of each config with rows (``features``, ``splits`` with their row and
+    byte counts, ``dataset_size``: what the card's ``dataset_info`` lists) and, per config,
+    the declared splits that got no rows and were not written (see the module docstring)."""
+    spec = RESOURCES[kind]
+    splits = ("train",) if kind == "dataset" else tuple(labels.SPLITS)
+    writers = {(c, s): _SplitWriter(_features(kind, c), folder, c, s) for c in spec["configs"] for s in splits}
+    images = records_dir_of(out_dir, records_dir)
+    rows = tqdm(desc=f"{spec['pretty']} rows", unit="row", disable=not progress)
+    with rows:
+        for config, split, example in _placed_examples(kind, out_dir / "qa", images):
+            writers[(config, split)].write(example)
+            rows.update(1)
+    infos, left_out = {}, {}
+    for config in spec["configs"]:
+        done = {s: writers[(config, s)].finish() for s in splits}
+        empty = [s for s, info in done.items() if info is None]
+        if empty:
+            left_out[config] = empty
+        if len(empty) < len(splits):
+            split_dict = SplitDict()
+            for info in done.values():
+                if info is not None:
+                    split_dict.add(info)
+            infos[config] = datasets.DatasetInfo(
+                features=_features(kind, config), config_name=config, splits=split_dict, download_size=0,
+                dataset_size=sum(i.num_bytes for i in split_dict.values()))
+    return infos, left_out
 
 
 def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, records_dir: str | None = None,
@@ -169,7 +254,8 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
 
     ``folder`` defaults to ``out_dir/jiezi-dataset`` or ``out_dir/jiezi-bench``;
     ``report``: the stage report (``qa/report.json`` when None) whose counts fill the card;
-    ``num_proc``: processes per config (JieZi-Dataset's input is sharded for them).
+    ``num_proc``: accepted for compatibility and ignored: the single pass over the rows
+    is faster than the former per-config ``datasets`` runs were with several processes.
     Returns the folder. Raises :class:`PublishError` when the target is not ours or the
     stage outputs are missing.
     """
@@ -184,21 +270,12 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
         raise PublishError(f"{qa_dir}: no stage-3 outputs; run `jiezi build --output {out_dir}` first")
     report = report or json.loads((qa_dir / "report.json").read_text("utf-8"))
     fingerprint = json.loads((qa_dir / "fingerprint.json").read_text("utf-8")) if (qa_dir / "fingerprint.json").exists() else {}
-    cls = _builder_cls(kind)
     datasets.disable_progress_bars() if not progress else datasets.enable_progress_bars()
 
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
-    work = Path(tempfile.mkdtemp(prefix=".jiezi-publish-work-", dir=folder.parent))
     try:
-        infos, left_out = {}, {}
-        for config in spec["configs"]:
-            info, empty = _prepare_config(cls, config, out_dir, work, tmp, records_dir,
-                                          num_proc if kind == "dataset" else None)
-            if empty:
-                left_out[config] = empty
-            if info.splits:
-                infos[config] = info
+        infos, left_out = _write_configs(kind, out_dir, tmp, records_dir, progress)
         if left_out:
             log.warning("%s: empty splits left out of %s (datasets cannot load a split of 0 rows): %s",
                         spec["pretty"], folder, "; ".join(f"{c} {', '.join(v)}" for c, v in left_out.items()))
@@ -225,15 +302,12 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
         else:
             tmp.rename(folder)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
     return folder
 
 
 def _image_sources(out_dir: Path, kind: str) -> dict[str, tuple[int, str]]:
     """Image source -> (images, licence) of the resource, read from its stage-3 file."""
-    from jiezi_bench import records_dir_of
-
     counts: Counter = Counter()
     licences: dict[str, str] = {}
     wanted = set()
@@ -244,17 +318,29 @@ def _image_sources(out_dir: Path, kind: str) -> dict[str, tuple[int, str]]:
             wanted.add(row.get("image_id") or row["id"])
     rec_path = records_dir_of(out_dir) / "records.jsonl"
     if rec_path.exists():
-        with open(rec_path, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                for im in rec.get("images", []):
-                    if im["id"] in wanted:
-                        counts[im["source"]] += 1
-                        licences[im["source"]] = im["licence"]
+        st = rec_path.stat()
+        for image_id, (source, licence) in _record_images(str(rec_path), st.st_size, st.st_mtime_ns).items():
+            if image_id in wanted:
+                counts[source] += 1
+                licences[source] = licence
     return {s: (n, licences[s]) for s, n in sorted(counts.items())}
+
+
+@lru_cache(maxsize=2)
+def _record_images(path: str, size: int, mtime_ns: int) -> dict[str, tuple[str, str]]:
+    """Image id -> (source, licence) of every image in the records file ``path``; parsed
+    once for both resources' cards (``size`` and ``mtime_ns`` key the cache to the file's
+    content). Unreadable lines are skipped (the records stage validated them)."""
+    out: dict[str, tuple[str, str]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            for im in rec.get("images", []):
+                out[im["id"]] = (im["source"], im["licence"])
+    return out
 
 
 def label_skew(out_dir: Path) -> list[dict]:

@@ -44,11 +44,12 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from builder import ids as ids_mod
+from builder.layout import records_dir_of
 from builder.qa import templates as qa_templates
-from builder.qa.compose import CompFact, _comp_lines, _formation_text, _struct_label
+from builder.qa.compose import CompFact
 from builder.qa.stage import read_jsonl
 from builder.schema import EvolutionType, Formation, FormationLabel, Function, Script, Structure
-from metrics.acce import labels
+from metrics.acce import answers, labels
 
 COLUMNS = ["image_path", "item_id", "stage", "question_or_field", "answer_or_value", "provenance", "verdict", "correction"]
 VERDICTS = ("ok", "reject", "correct")
@@ -78,7 +79,6 @@ def _cell_digests(row: list[str]) -> list[str]:
 
 
 def _records_dir(out_dir: Path) -> Path:
-    from jiezi_bench import records_dir_of
     return records_dir_of(out_dir)
 
 
@@ -193,12 +193,14 @@ class _RecordComponent(_Strict):
     position: Optional[str] = None
 
 
-# answer_struct model of each subtask (ARCHITECTURE.md "answer_struct per subtask")
-_STRUCT_MODELS: dict[str, type[_Strict]] = {
-    "CHAR": _CharStruct, "SCRC": _ScriptStruct, "STRC": _StructureStruct, "FORC": _FormationStruct,
-    "COMR": _ComponentsStruct, "COMF": _ComponentsStruct, "COMI": _ComponentsStruct, "COME": _ComponentsStruct,
-    "ORIM": _OrimStruct, "EVOI": _EvoiStruct,
+# answer_struct model of each subtask: the keys come from the answer schema
+# (metrics/acce/answers.py), each key set with the model that validates it
+_MODEL_OF_FIELDS: dict[tuple[str, ...], type[_Strict]] = {
+    m_fields: model for model in (_CharStruct, _ScriptStruct, _StructureStruct, _FormationStruct,
+                                  _ComponentsStruct, _OrimStruct, _EvoiStruct)
+    for m_fields in [tuple(model.model_fields)]
 }
+_STRUCT_MODELS: dict[str, type[_Strict]] = {code: _MODEL_OF_FIELDS[spec.fields] for code, spec in answers.ANSWERS.items()}
 
 _STRUCTURES = "、".join(labels.STRUCTURES)
 _FORMATIONS = "、".join(labels.FORMATIONS)
@@ -280,8 +282,8 @@ def _validate(model: type[BaseModel], data) -> BaseModel:
 
 
 # the answer texts the builder writes for each label (a reviewer may copy one)
-_STRUCTURE_TEXT = {_struct_label(v)[0]: v for v in labels.STRUCTURES}
-_FORMATION_TEXT = {_formation_text(f)[0]: f for f in
+_STRUCTURE_TEXT = {answers.structure_text(v): v for v in labels.STRUCTURES}
+_FORMATION_TEXT = {answers.formation_text(f.label_set()): f for f in
                    [Formation(label=x) for x in labels.FORMATIONS] + [Formation(label="形声", yisheng=True)]}
 
 
@@ -323,33 +325,30 @@ def _parse_json(text: str):
 def _answer_of(subtask: str, kind: str, struct: BaseModel) -> tuple[str, dict]:
     """Answer text and ``answer_struct`` of a structured answer, written the way
     :func:`builder.qa.compose.make_qa` writes them."""
-    if subtask == "CHAR":
-        return struct.character, {"character": struct.character}
-    if subtask == "SCRC":
-        return struct.script, {"script": struct.script}
-    if subtask == "STRC":
-        return _struct_label(struct.structure)[0], {"structure": struct.structure}
+    if subtask in ("CHAR", "SCRC", "STRC"):
+        data = struct.model_dump()
+        return answers.answer_text(subtask, data), data
     if subtask == "FORC":
         form = _formation_of_set(struct)
         if form is not None:
-            return _formation_text(form)[0], {"formation": form.label_set(), "yisheng": form.yisheng}
+            return answers.formation_text(form.label_set()), {"formation": form.label_set(), "yisheng": form.yisheng}
         got = list(dict.fromkeys(struct.formation))
         return "、".join(got), {"formation": got, "yisheng": False}
-    # component kinds: the attributes the question asks for must all be given
-    fn = kind in ("COMF", "COMP_FULL", "COMP_ASPECT")
-    it = kind in ("COMI", "COMP_FULL", "COMP_ASPECT")
-    ev = kind in ("COME", "COMP_FULL")
+    # component kinds: the attributes the question asks for (answer schema, by the metrics
+    # the kind is scored on) must all be given
+    attrs = answers.component_attributes(qa_templates.KINDS[kind][2])
     facts = []
     for i, c in enumerate(struct.components):
-        lacking = [k for k, need in (("functions", fn), ("interpretation", it), ("evolution_type", ev))
-                   if need and not getattr(c, k)]
+        lacking = [k for k in ("functions", "interpretation", "evolution_type") if k in attrs and not getattr(c, k)]
         if lacking:
             raise CorrectionError(f"components.{i} ({c.name}) lacks {', '.join(lacking)}, which the "
                                   f"{kind} question asks for")
         facts.append(CompFact(name=c.name, functions=list(c.functions or []), provenance=[],
                               interpretation=c.interpretation, evolution_type=c.evolution_type))
-    zh, _ = _comp_lines(facts, functions=fn, interpretation=it, evolution=ev)
-    return zh, {"components": [f.struct(functions=fn, interpretation=it, evolution=ev) for f in facts]}
+    flags = {"functions": "functions" in attrs, "interpretation": "interpretation" in attrs,
+             "evolution": "evolution_type" in attrs}
+    zh = answers.components_text([f.struct() for f in facts], attrs)
+    return zh, {"components": [f.struct(**flags) for f in facts]}
 
 
 def _normalise_qa(kind: str, text: str) -> str:

@@ -41,7 +41,7 @@ from builder.qa.evolution import (
     written_as,
 )
 from builder.schema import Component, Formation, GlyphImage, GlyphRecord, Provenance
-from metrics.acce import labels
+from metrics.acce import answers, labels
 
 DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})
 BENCH_SOURCES = frozenset({"shuowen", "duan", "unihan"})
@@ -672,37 +672,20 @@ def image_missing(facts: Facts, image: GlyphImage) -> dict[str, str]:
 # --- rendering --------------------------------------------------------------------------
 
 def _struct_label(s: str) -> tuple[str, str]:
-    if s == "独体":
-        return "独体（独体字）", "独体 (single component)"
-    return f"{s}（{labels.STRUCTURE_ZH[s]}）", f"{s} ({labels.STRUCTURES[s]})"
+    return answers.structure_text(s, "zh"), answers.structure_text(s, "en")
 
 
 def _formation_text(form: Formation) -> tuple[str, str]:
-    zh = form.label
-    en = f"{labels.FORMATIONS[form.label]} ({form.label})"
-    if form.yisheng and form.label == "形声":
-        zh += "（亦声，形声兼会意）"
-        en += ", the phonetic also carries meaning (亦声)"
-    return zh, en
+    return answers.formation_text(form.label_set(), "zh"), answers.formation_text(form.label_set(), "en")
 
 
 def _comp_lines(comps: list[CompFact], *, functions: bool, interpretation: bool,
                 evolution: bool) -> tuple[str, str]:
-    zh_lines, en_lines = [], []
-    for i, c in enumerate(comps, 1):
-        zh_bits, en_bits = [], []
-        if functions:
-            zh_bits.append("功能=" + "、".join(c.functions))
-            en_bits.append("function = " + ", ".join(labels.FUNCTIONS[x] for x in c.functions))
-        if evolution:
-            zh_bits.append(f"演变类型={c.evolution_type}")
-            en_bits.append(f"evolution = {labels.EVOLUTION_TYPES[c.evolution_type]}")
-        if interpretation:
-            zh_bits.append(f"解释={c.interpretation}")
-            en_bits.append(f"explanation = {c.interpretation_en}")
-        zh_lines.append(f"{i}. 构件「{c.name}」" + ("：" + "；".join(zh_bits) if zh_bits else ""))
-        en_lines.append(f"{i}. Component {c.name}" + (": " + "; ".join(en_bits) if en_bits else ""))
-    return "\n".join(zh_lines), "\n".join(en_lines)
+    wanted = {"functions": functions, "evolution_type": evolution, "interpretation": interpretation}
+    attrs = [a for a in answers.COMPONENT_ATTRIBUTES if wanted[a]]
+    dicts = [{"name": c.name, "functions": c.functions, "evolution_type": c.evolution_type,
+              "interpretation": c.interpretation, "interpretation_en": c.interpretation_en} for c in comps]
+    return answers.components_text(dicts, attrs, "zh"), answers.components_text(dicts, attrs, "en")
 
 
 def _comp_prov(comps: list[CompFact], *, interpretation: bool, evolution: bool) -> list[dict]:

@@ -29,12 +29,14 @@ Positions (左, 右, 上 ...) come from the first level of the chosen IDS.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from builder.aliases import canonical, same_component
 from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, structure_label
 from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
+from builder.records.fidelity import norm_text, record_provenance
 from builder.records.structurize import IdsOption, SourceReading
 
 PRIORITY: tuple[str, ...] = ("shuowen", "duan", "cjkvi-ids", "makemeahanzi", "unihan", "jiezi-official")
@@ -237,58 +239,88 @@ def glosses_agree(a: str, b: str) -> bool:
     """Two glosses agree when the first clause of one occurs in the other (punctuation,
     whitespace and traditional/simplified differences ignored): Duan's 江水。出蜀… agrees
     with Xu's 水。出蜀…; 脊 does not agree with 𦟝."""
-    import re
-
-    from builder.records.fidelity import norm_text
 
     def first(x: str) -> str:
-        return norm_text(re.split(r"[。，；,;.]", x.strip())[0].removesuffix("也"))
+        return norm_text(_CLAUSE_END.split(x.strip())[0].removesuffix("也"))
 
     fa, fb = first(a), first(b)
     return bool(fa and fb) and (fa in norm_text(b) or fb in norm_text(a))
 
 
+_CLAUSE_END = re.compile(r"[。，；,;.]")
+
+
 def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
     """The merged record of ``character`` as written in ``script`` (no images attached).
 
-    Never raises for missing data: fields no source supports stay empty.
+    One step per field group, in this order (each returns the candidates it used, whose
+    raw texts and fidelity flags the record keeps): IDS and structure, formation,
+    components, original meaning / English definition / senses, readings, variants,
+    radical-stroke and traditional / simplified forms. Never raises for missing data:
+    fields no source supports stay empty.
     """
-    form = character
+    form = _written_form(character, script, corpus)
+    cands = gather(form, corpus)
+    rec = GlyphRecord(id=f"{character}_{script}", character=character, script=script,
+                      form=form if form != character else None)
+    chosen_ids, used = _align_ids(rec, cands, script, form)
+    operands, form_leaves = _shape(cands, chosen_ids, form)
+    used += _align_formation(rec, cands)
+    used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
+    used += _align_meaning(rec, cands)
+    used += _align_readings(rec, cands)
+    used += _align_variants(rec, cands, form, corpus)
+    used += _align_forms(rec, cands, character, corpus)
+    _attach_raw(rec, used, corpus)
+    return rec
+
+
+def _written_form(character: str, script: str, corpus: Corpus) -> str:
+    """The form a record of ``script`` shows: for 篆书, the Shuowen head when ``character``
+    is only a later form of it (and not a head of its own); else ``character``."""
     if script == "篆书":
         for r in corpus.readings.get(character, []):
             if r.source == "shuowen" and r.head and r.form_kind in SEAL_IS_HEAD_KINDS \
                     and not any(x.source == "shuowen" and x.head is None for x in corpus.readings.get(character, [])):
-                form = r.head
-                break
-    cands = gather(form, corpus)
-    used: list[Candidate] = []
-    rec = GlyphRecord(id=f"{character}_{script}", character=character, script=script,
-                      form=form if form != character else None)
+                return r.head
+    return character
 
-    # -- IDS and structure (never borrowed) --
+
+def _align_ids(rec: GlyphRecord, cands: dict[str, list[Candidate]], script: str,
+               form: str) -> tuple[IdsOption | None, list[Candidate]]:
+    """``rec.structure`` and ``rec.ids`` (never borrowed from a linked form): the majority
+    structure label and IDS over the sources. Returns (the chosen IDS option or None, the
+    candidates used)."""
+    used: list[Candidate] = []
     ids_by_source = _choose_ids(cands, script)
-    chosen_ids: IdsOption | None = None
-    if ids_by_source:
-        labels_ = {s: structure_label(o.ids, form) for s, o in ids_by_source.items()}
-        labels_ = {s: v for s, v in labels_.items() if v}
-        if labels_:
-            src, agree, dis = _vote(labels_, lambda a, b: a == b)
-            provs = [p for s in agree for p in _via(ids_by_source[s].provenance, None)]
-            rule = "ids.top_idc" if labels_[src] != "独体" else "ids.single_component"
-            rec.structure = Grounded(value=labels_[src], provenance=[p.model_copy(update={"rule": rule}) for p in provs],
-                                     agree=agree, disagree={s: labels_[s] for s in dis})
-        keys = {s: _leaf_key(o.ids) for s, o in ids_by_source.items()}
-        src, agree, dis = _vote(keys, lambda a, b: a == b)
-        chosen_ids = ids_by_source[src]
-        rec.ids = Grounded(value=chosen_ids.ids, provenance=[p for s in agree for p in ids_by_source[s].provenance],
-                           agree=agree, disagree={s: ids_by_source[s].ids for s in dis})
-        for s in ids_by_source:
-            used += [c for c in cands.get(s, []) if c.via is None and c.reading.ids_options][:1]
+    if not ids_by_source:
+        return None, used
+    labels_ = {s: structure_label(o.ids, form) for s, o in ids_by_source.items()}
+    labels_ = {s: v for s, v in labels_.items() if v}
+    if labels_:
+        src, agree, dis = _vote(labels_, lambda a, b: a == b)
+        provs = [p for s in agree for p in _via(ids_by_source[s].provenance, None)]
+        rule = "ids.top_idc" if labels_[src] != "独体" else "ids.single_component"
+        rec.structure = Grounded(value=labels_[src], provenance=[p.model_copy(update={"rule": rule}) for p in provs],
+                                 agree=agree, disagree={s: labels_[s] for s in dis})
+    keys = {s: _leaf_key(o.ids) for s, o in ids_by_source.items()}
+    src, agree, dis = _vote(keys, lambda a, b: a == b)
+    chosen_ids = ids_by_source[src]
+    rec.ids = Grounded(value=chosen_ids.ids, provenance=[p for s in agree for p in ids_by_source[s].provenance],
+                       agree=agree, disagree={s: ids_by_source[s].ids for s in dis})
+    for s in ids_by_source:
+        used += [c for c in cands.get(s, []) if c.via is None and c.reading.ids_options][:1]
+    return chosen_ids, used
+
+
+def _shape(cands: dict[str, list[Candidate]], chosen_ids: IdsOption | None, form: str) -> tuple[list, set[str]]:
+    """(first-level IDS operands, leaf components other than the form itself) of the
+    glyph, from the chosen IDS or else cjkvi-ids' analysis IDS (the etymological layout,
+    used only to locate components)."""
     operands = []
     form_leaves: set[str] = set()
     ids_for_shape = chosen_ids.ids if chosen_ids else None
     if ids_for_shape is None:
-        # the analysis IDS of cjkvi-ids (etymological layout) only locates components
         ana = [o for c in cands.get("cjkvi-ids", []) if c.via is None for o in c.reading.ids_options
                if o.regions == "analysis"]
         ids_for_shape = ana[0].ids if ana else None
@@ -299,26 +331,37 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
             operands = []
         form_leaves = set(leaves(ids_for_shape)) | {o.text for o in operands if o.is_character}
     form_leaves.discard(form)
+    return operands, form_leaves
 
-    # -- formation --
+
+def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
+    """``rec.formation``: the majority formation (亦声 compatible with 形声 and 会意, and
+    kept when an agreeing source states it). Returns the candidates used."""
     fvals: dict[str, tuple[Formation, Candidate]] = {}
     for s, cl in cands.items():
         c = _first(cl, "formation")
         if c:
             fvals[s] = (c.reading.formation.value, c)
-    if fvals:
-        src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
-        value = fvals[src][0].model_copy()
-        if value.label == "形声" and not value.yisheng:
-            yi = [s for s in agree if fvals[s][0].yisheng]
-            if yi:
-                value.yisheng = True
-        provs = [p for s in agree for p in _via(fvals[s][1].reading.formation.provenance, fvals[s][1].via)]
-        rec.formation = Grounded(value=value, provenance=provs, agree=agree,
-                                 disagree={s: _formation_text(fvals[s][0]) for s in dis})
-        used += [fvals[s][1] for s in fvals]
+    if not fvals:
+        return []
+    src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
+    value = fvals[src][0].model_copy()
+    if value.label == "形声" and not value.yisheng:
+        if [s for s in agree if fvals[s][0].yisheng]:
+            value.yisheng = True
+    provs = [p for s in agree for p in _via(fvals[s][1].reading.formation.provenance, fvals[s][1].via)]
+    rec.formation = Grounded(value=value, provenance=provs, agree=agree,
+                             disagree={s: _formation_text(fvals[s][0]) for s in dis})
+    return [fvals[s][1] for s in fvals]
 
-    # -- components --
+
+def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chosen_ids: IdsOption | None,
+                      operands: list, form_leaves: set[str], corpus: Corpus) -> list[Candidate]:
+    """``rec.components``: the best-ranked full analysis (direct before borrowed; 段注, a
+    partial source, never gives the list), each component checked against the other
+    analyses and placed in reading order; with no analysis, the IDS operands without
+    functions (not for 象形 / 指事: a pictograph's strokes are no components). Returns the
+    candidates used."""
     comp_sets: list[tuple[str, Candidate, list[Component]]] = []
     for s in sorted(cands, key=_rank):
         for c in cands[s]:
@@ -327,38 +370,11 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
                 if comps:
                     comp_sets.append((s, c, comps))
                     break
-    # direct analyses outrank borrowed ones; a partial source (段注) never gives the list
     comp_sets.sort(key=lambda t: (t[0] in PARTIAL_COMPONENT_SOURCES, t[1].via is not None, _rank(t[0])))
     if comp_sets and comp_sets[0][0] not in PARTIAL_COMPONENT_SOURCES:
-        base_src, base_cand, base = comp_sets[0]
-        used += [t[1] for t in comp_sets]
-        order: dict[int, int] = {}
-        for comp in base:
-            comp.agree = [base_src]
-            for s, _c, other in comp_sets[1:]:
-                match = next((o for o in other if same_component(comp.name, o.name, variants=corpus.variants)), None)
-                if match is None:
-                    if s not in PARTIAL_COMPONENT_SOURCES:
-                        comp.disagree[s] = "not listed"
-                elif sorted(match.functions) == sorted(comp.functions):
-                    comp.agree.append(s)
-                    comp.provenance += match.provenance
-                    if not comp.interpretation and match.interpretation:
-                        comp.interpretation = match.interpretation
-                        comp.interpretation_provenance = match.interpretation_provenance
-                else:
-                    comp.disagree[s] = "、".join(match.functions) or "no function"
-                    if not comp.interpretation and match.interpretation:
-                        comp.interpretation = match.interpretation
-                        comp.interpretation_provenance = match.interpretation_provenance
-            order[id(comp)], comp.position = _position(comp.name, operands, corpus) if operands else (99, None)
-            if comp.name in ("阝",) and comp.position in ("左", "右"):
-                comp.name = canonical(comp.name, comp.position)
-        # reading order of the glyph (left to right, top to bottom, outside in), then as the source lists them
-        rec.components = sorted(base, key=lambda c: order[id(c)])
-    elif chosen_ids and operands and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
-        # no source analyses it: the IDS operands, without functions (a pictograph's
-        # strokes are not components, so not for 象形 / 指事)
+        rec.components = _merge_components(comp_sets, operands, corpus)
+        return [t[1] for t in comp_sets]
+    if chosen_ids and operands and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
         for o in operands:
             if o.text in PLACEHOLDERS or any(ch in PLACEHOLDERS for ch in o.text):
                 continue
@@ -366,11 +382,47 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
                 name=canonical(o.text, o.position) if o.is_character else o.text, position=o.position,
                 provenance=[p.model_copy(update={"rule": "ids.first_level"}) for p in chosen_ids.provenance],
                 agree=list(rec.ids.agree) if rec.ids else []))
+    return []
 
-    # -- original meaning, English definition, senses --
+
+def _merge_components(comp_sets: list[tuple[str, Candidate, list[Component]]], operands: list,
+                      corpus: Corpus) -> list[Component]:
+    """The first set's components, each with the sources that agree on its functions (or
+    disagree, or do not list it), an interpretation borrowed from another source when it
+    has none, and its position; sorted in the glyph's reading order (left to right, top
+    to bottom, outside in), then as the source lists them."""
+    base_src, _base_cand, base = comp_sets[0]
+    order: dict[int, int] = {}
+    for comp in base:
+        comp.agree = [base_src]
+        for s, _c, other in comp_sets[1:]:
+            match = next((o for o in other if same_component(comp.name, o.name, variants=corpus.variants)), None)
+            if match is None:
+                if s not in PARTIAL_COMPONENT_SOURCES:
+                    comp.disagree[s] = "not listed"
+                continue
+            if sorted(match.functions) == sorted(comp.functions):
+                comp.agree.append(s)
+                comp.provenance += match.provenance
+            else:
+                comp.disagree[s] = "、".join(match.functions) or "no function"
+            if not comp.interpretation and match.interpretation:
+                comp.interpretation = match.interpretation
+                comp.interpretation_provenance = match.interpretation_provenance
+        order[id(comp)], comp.position = _position(comp.name, operands, corpus) if operands else (99, None)
+        if comp.name in ("阝",) and comp.position in ("左", "右"):
+            comp.name = canonical(comp.name, comp.position)
+    return sorted(base, key=lambda c: order[id(c)])
+
+
+def _align_meaning(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
+    """``rec.original_meaning`` (the best-ranked gloss, with the sources whose gloss
+    agrees), ``rec.definition_en`` (Unihan, then makemeahanzi) and ``rec.senses``
+    (Shuowen). Returns the candidates used."""
+    used: list[Candidate] = []
     gl = [(s, c) for s in sorted(cands, key=_rank) if (c := _first(cands[s], "original_meaning"))]
     if gl:
-        s0, c0 = gl[0]
+        _s0, c0 = gl[0]
         agree = [s for s, c in gl if glosses_agree(c.reading.original_meaning.value, c0.reading.original_meaning.value)]
         rec.original_meaning = Grounded(
             value=c0.reading.original_meaning.value,
@@ -383,8 +435,7 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
         if c:
             de.append((s, c))
     if de:
-        s0, c0 = de[0]
-        v0 = c0.reading.definition_en.value
+        v0 = de[0][1].reading.definition_en.value
         agree = [s for s, c in de if glosses_agree(c.reading.definition_en.value, v0)]
         rec.definition_en = Grounded(
             value=v0, provenance=[p for s, c in de if s in agree for p in _via(c.reading.definition_en.provenance, c.via)],
@@ -394,8 +445,13 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
     if sc:
         rec.senses = [x.model_copy(update={"provenance": _via(x.provenance, sc.via)}) for x in sc.reading.senses]
         used.append(sc)
+    return used
 
-    # -- readings: pinyin and 反切 from every source, merged by value --
+
+def _align_readings(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
+    """``rec.readings``: pinyin and 反切 from every source, merged by value (their
+    provenance pooled). Returns the candidates used."""
+    used: list[Candidate] = []
     by_value: dict[tuple[str | None, str | None], Reading] = {}
     for s in sorted(cands, key=_rank):
         c = _first([x for x in cands[s] if x.via is None], "readings") or _first(cands[s], "readings")
@@ -410,8 +466,14 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
             else:
                 have.provenance += _via(rd.provenance, c.via)
     rec.readings = list(by_value.values())
+    return used
 
-    # -- variants: the form's own (Shuowen 重文, Unihan, cjkvi-ids), and forms linking to it --
+
+def _align_variants(rec: GlyphRecord, cands: dict[str, list[Candidate]], form: str,
+                    corpus: Corpus) -> list[Candidate]:
+    """``rec.variants``: the form's own (Shuowen 重文, Unihan, cjkvi-ids), merged by (form,
+    kind), and the forms whose cjkvi-ids analysis links to it. Returns the candidates used."""
+    used: list[Candidate] = []
     seen: dict[tuple[str, str], Variant] = {}
     for s in sorted(cands, key=_rank):
         for c in cands[s]:
@@ -441,8 +503,15 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
             seen[key] = Variant(form=other, kind=kind, provenance=[p])
         used.append(Candidate(r))
     rec.variants = list(seen.values())
+    return used
 
-    # -- radical-stroke, traditional / simplified --
+
+def _align_forms(rec: GlyphRecord, cands: dict[str, list[Candidate]], character: str,
+                 corpus: Corpus) -> list[Candidate]:
+    """``rec.radical_stroke`` (Unihan) and ``rec.traditional`` / ``rec.simplified`` (Unihan
+    variant links; none when the character is its own traditional form). Returns the
+    candidates used."""
+    used: list[Candidate] = []
     uc = _first([x for x in cands.get("unihan", []) if x.via is None], "radical_stroke")
     if uc:
         rec.radical_stroke = Grounded(value=uc.reading.radical_stroke.value,
@@ -454,15 +523,17 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
     rec.simplified = next((t for t in simp or [] if t != character), None)
     if trad and character in trad:
         rec.traditional = None
+    return used
 
-    # -- raw texts of every reading consulted, flags they raised --
+
+def _attach_raw(rec: GlyphRecord, used: list[Candidate], corpus: Corpus) -> None:
+    """``rec.raw``: the raw text of every entry consulted or cited (sorted by key), and
+    ``rec.flags``: the fidelity flags those readings raised, each once, in order."""
     keys: dict[str, None] = {}
     flags: list[FidelityFlag] = []
     for c in used:
         keys[c.reading.entry_key] = None
         flags += c.reading.flags
-    from builder.records.fidelity import record_provenance
-
     for _path, p in record_provenance(rec):
         keys[f"{p.source}:{p.entry_id}"] = None
     rec.raw = {k: corpus.texts[k] for k in sorted(keys) if k in corpus.texts}
@@ -472,4 +543,3 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
         if k not in seen_flags:
             seen_flags.add(k)
             rec.flags.append(f)
-    return rec

@@ -42,6 +42,7 @@ from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from builder.glyphs import collect as glyphs
 from builder.sources import registry as src_registry
 from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
 from builder.records.align import Corpus, align
@@ -335,6 +336,7 @@ def _check_stop(opts: BuildOptions, stage: str) -> None:
 def build(opts: BuildOptions) -> BuildReport | None:
     """Run the build; return the report (``None`` when stopped early by ``stop_after``).
 
+    Stages as in the module docstring; each is timed into ``report.extra["timings_s"]``.
     Raises :class:`builder.sources.registry.SourceError` when a source is missing or corrupt.
     """
     t0 = time.time()
@@ -342,10 +344,47 @@ def build(opts: BuildOptions) -> BuildReport | None:
     out.mkdir(parents=True, exist_ok=True)
     sources_dir = src_registry.resolve_sources_dir(opts.sources)
     timings: dict[str, float] = {}
-
-    # 1. sources
     src_registry.require(sources_dir, src_registry.BUILD_SOURCES, hashes=opts.check_hashes)
     timings["sources"] = time.time() - t0
+    work = _open_work(out, opts, sources_dir)
+    try:
+        _check_stop(opts, "sources")
+        t = time.time()
+        skipped = SkipLog()
+        loaded = load_sources(sources_dir, skipped, opts.characters)
+        timings["adapters"] = time.time() - t
+        # images before the readings: the images decide which records exist, and
+        # Oracle-MNIST / user images may bring characters of their own
+        t = time.time()
+        images, fonts = _collect_images(loaded, sources_dir, out, opts, skipped)
+        timings["images"] = time.time() - t
+        _check_stop(opts, "images")
+        plan = _plan_records(loaded, images, work, opts)
+        t = time.time()
+        corpus = None
+        if plan.todo or opts.stop_after == "readings":
+            corpus = _corpus_for(loaded, plan.pairs, sources_dir, skipped, work, opts)
+        timings["readings"] = time.time() - t
+        _check_stop(opts, "readings")
+        t = time.time()
+        if plan.todo:
+            _run_align(corpus, plan.todo, plan.rdir, plan.by_pair, opts)
+        timings["records"] = time.time() - t
+        t = time.time()
+        report = _write_outputs(out, plan.rdir, len(plan.chunks), images, fonts, skipped, opts)
+        timings["outputs"] = time.time() - t
+        timings["total"] = time.time() - t0
+        report.extra["timings_s"] = {k: round(v, 2) for k, v in timings.items()}
+        atomic_write_text(out / "report.json", report.model_dump_json(indent=2))
+        return report
+    except StopAfter as stop:
+        opts.log(f"stopped after stage {stop.args[0]!r}; rerun the same command to resume")
+        return None
+
+
+def _open_work(out: Path, opts: BuildOptions, sources_dir: Path) -> Path:
+    """The checkpoint folder ``out/.work``, emptied when the inputs' fingerprint changed
+    since the run that wrote it; the new fingerprint is recorded before any work."""
     work = out / ".work"
     fp = _fingerprint(opts, sources_dir)
     state_path = work / "state.json"
@@ -356,83 +395,70 @@ def build(opts: BuildOptions) -> BuildReport | None:
             shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
     atomic_write_text(state_path, json.dumps({"fingerprint": fp}))
-    try:
-        _check_stop(opts, "sources")
+    return work
 
-        # 2. the adapters and the character universe
-        t = time.time()
-        skipped = SkipLog()
-        loaded = load_sources(sources_dir, skipped, opts.characters)
-        timings["adapters"] = time.time() - t
 
-        # 3. images (before the readings: the images decide which records exist, and
-        #    Oracle-MNIST / user images may bring characters of their own)
-        t = time.time()
-        images: list[tuple[str, GlyphImage]] = []
-        fonts: list[str] = []
-        if opts.images:
-            from builder.glyphs import collect as glyphs
+def _collect_images(loaded: Loaded, sources_dir: Path, out: Path, opts: BuildOptions,
+                    skipped: SkipLog) -> tuple[list[tuple[str, GlyphImage]], list[str]]:
+    """(character, image) pairs of every glyph image, and the font designs rendered
+    (both empty when ``opts.images`` is off)."""
+    if not opts.images:
+        return [], []
+    fonts = list(opts.fonts) if opts.fonts is not None else glyphs.default_fonts()
+    images = glyphs.collect_images(loaded.universe, sources_dir, out, fonts=fonts,
+                                   user_sources=list(opts.user_glyphs), size=opts.size, skipped=skipped,
+                                   workers=opts.workers, progress=opts.progress)
+    return images, fonts
 
-            fonts = list(opts.fonts) if opts.fonts is not None else glyphs.default_fonts()
-            images = glyphs.collect_images(loaded.universe, sources_dir, out, fonts=fonts,
-                                           user_sources=list(opts.user_glyphs), size=opts.size, skipped=skipped,
-                                           workers=opts.workers, progress=opts.progress)
-        timings["images"] = time.time() - t
-        _check_stop(opts, "images")
 
-        # 4. which records: each image's (character, script), and the regular-script
-        #    record of every character; chunks already written by an earlier run are kept
-        trad = {ch: list(e.data.get("kTraditionalVariant") or []) for ch, e in loaded.unihan.items()
-                if e.data.get("kTraditionalVariant")}
-        pairs = record_pairs(loaded.universe, images, trad)
-        by_pair: dict[tuple[str, str], list[GlyphImage]] = defaultdict(list)
-        for ch, img in images:
-            by_pair[(ch, img.script)].append(img)
-        chunks = [pairs[i:i + CHUNK] for i in range(0, len(pairs), CHUNK)]
-        rdir = work / "records"
-        rdir.mkdir(exist_ok=True)
-        todo = [(i, c) for i, c in enumerate(chunks) if not (rdir / f"chunk-{i:05d}.jsonl").is_file()]
-        if len(todo) < len(chunks):
-            opts.log(f"records: {len(chunks) - len(todo)} of {len(chunks)} chunks already done")
+@dataclass
+class _Plan:
+    """Which records to build: every (character, script) ``pairs`` sorted by id, the
+    images of each pair, the pairs in ``chunks`` of :data:`CHUNK`, the chunk folder and the
+    chunks (index, pairs) not written by an earlier run."""
 
-        # 5. readings of every form the remaining records need (the rules take ~20 s
-        #    on the full sources, about what reloading them would; the LLM structurizer
-        #    keeps a reply cache in .work/ so its pass resumes)
-        t = time.time()
-        if todo or opts.stop_after == "readings":
-            # every record's characters, not just the remaining ones: a record also draws on
-            # its neighbours (links pointing at it), and a resumed build must see the same
-            # corpus as an uninterrupted one to write the same bytes
-            loaded = select(loaded, sources_dir, skipped, sorted({ch for ch, _ in pairs}),
-                            restrict=opts.characters is not None)
-            structurizer = opts.structurizer or RuleStructurizer()
-            if hasattr(structurizer, "attach_cache"):
-                structurizer.attach_cache(work / "llm-cache.jsonl")
-            readings = build_readings(loaded, structurizer, workers=opts.workers, progress=opts.progress)
-            if isinstance(getattr(structurizer, "skipped", None), SkipLog):
-                skipped.extend(structurizer.skipped)
-            corpus = make_corpus(loaded, readings)
-            del readings
-        timings["readings"] = time.time() - t
-        _check_stop(opts, "readings")
+    pairs: list[tuple[str, str]]
+    by_pair: dict[tuple[str, str], list[GlyphImage]]
+    chunks: list[list[tuple[str, str]]]
+    rdir: Path
+    todo: list[tuple[int, list[tuple[str, str]]]]
 
-        # 6. records, chunk by chunk
-        t = time.time()
-        if todo:
-            _run_align(corpus, todo, rdir, by_pair, opts)
-        timings["records"] = time.time() - t
 
-        # 7. outputs
-        t = time.time()
-        report = _write_outputs(out, rdir, len(chunks), images, fonts, skipped, opts)
-        timings["outputs"] = time.time() - t
-        timings["total"] = time.time() - t0
-        report.extra["timings_s"] = {k: round(v, 2) for k, v in timings.items()}
-        atomic_write_text(out / "report.json", report.model_dump_json(indent=2))
-        return report
-    except StopAfter as stop:
-        opts.log(f"stopped after stage {stop.args[0]!r}; rerun the same command to resume")
-        return None
+def _plan_records(loaded: Loaded, images: list[tuple[str, GlyphImage]], work: Path, opts: BuildOptions) -> _Plan:
+    """Each image's (character, script), and the regular-script record of every
+    character; chunks already written by an earlier run are kept."""
+    trad = {ch: list(e.data.get("kTraditionalVariant") or []) for ch, e in loaded.unihan.items()
+            if e.data.get("kTraditionalVariant")}
+    pairs = record_pairs(loaded.universe, images, trad)
+    by_pair: dict[tuple[str, str], list[GlyphImage]] = defaultdict(list)
+    for ch, img in images:
+        by_pair[(ch, img.script)].append(img)
+    chunks = [pairs[i:i + CHUNK] for i in range(0, len(pairs), CHUNK)]
+    rdir = work / "records"
+    rdir.mkdir(exist_ok=True)
+    todo = [(i, c) for i, c in enumerate(chunks) if not (rdir / f"chunk-{i:05d}.jsonl").is_file()]
+    if len(todo) < len(chunks):
+        opts.log(f"records: {len(chunks) - len(todo)} of {len(chunks)} chunks already done")
+    return _Plan(pairs, by_pair, chunks, rdir, todo)
+
+
+def _corpus_for(loaded: Loaded, pairs: list[tuple[str, str]], sources_dir: Path, skipped: SkipLog,
+                work: Path, opts: BuildOptions) -> Corpus:
+    """The corpus of readings every record draws on. The rules take ~20 s on the full
+    sources, about what reloading them would; the LLM structurizer keeps a reply cache
+    in ``work`` so its pass resumes."""
+    # every record's characters, not just the remaining ones: a record also draws on its
+    # neighbours (links pointing at it), and a resumed build must see the same corpus as
+    # an uninterrupted one to write the same bytes
+    loaded = select(loaded, sources_dir, skipped, sorted({ch for ch, _ in pairs}),
+                    restrict=opts.characters is not None)
+    structurizer = opts.structurizer or RuleStructurizer()
+    if hasattr(structurizer, "attach_cache"):
+        structurizer.attach_cache(work / "llm-cache.jsonl")
+    readings = build_readings(loaded, structurizer, workers=opts.workers, progress=opts.progress)
+    if isinstance(getattr(structurizer, "skipped", None), SkipLog):
+        skipped.extend(structurizer.skipped)
+    return make_corpus(loaded, readings)
 
 
 def _run_align(corpus: Corpus, todo: list[tuple[int, list[tuple[str, str]]]], rdir: Path,

@@ -1,6 +1,9 @@
-"""`jiezi sources fetch|check`, `jiezi build records`, and `jiezi records show|import-official|export-official`.
+"""`jiezi build records` and `jiezi records show|import-official|export-official`.
 
-Heavy imports happen inside the commands so `jiezi --help` stays fast.
+The records stage itself (``builder.records.build``: pydantic models, the adapters, the
+glyph renderers), the official-layout converter and the optional LLM structurizer are
+imported inside the commands that run them (about 1 s each), so ``jiezi --help`` stays
+fast; the light modules are imported here.
 """
 
 from __future__ import annotations
@@ -12,73 +15,14 @@ from typing import Optional
 
 import typer
 
-sources_app = typer.Typer(help="The source cache: fetch and verify the upstream files.", no_args_is_help=True)
 records_app = typer.Typer(help="Inspect built records; convert to and from the official JieZi metadata layout.",
                           no_args_is_help=True)
 
-SOURCES_HELP = "source cache (default: $JIEZI_SOURCES, else ~/.cache/jiezi/sources)"
-
-
-def _console():
-    from rich.console import Console
-
-    return Console()
-
-
-@sources_app.command("check")
-def sources_check(
-    names: Optional[list[str]] = typer.Argument(None, help="sources to check (default: all)"),
-    sources: Optional[Path] = typer.Option(None, "--sources", help=SOURCES_HELP),
-    no_hashes: bool = typer.Option(False, "--no-hashes", help="only check that the files exist"),
-) -> None:
-    """Verify that every registered file is present and matches its SHA-256."""
-    from rich.table import Table
-
-    from builder.sources import registry as reg
-
-    root = reg.resolve_sources_dir(sources)
-    try:
-        result = reg.check(root, names or None, hashes=not no_hashes)
-    except reg.SourceError as exc:
-        raise typer.BadParameter(str(exc)) from exc
-    table = Table(title=f"source cache {root}")
-    for col in ("source", "files", "problems", "licence", "upstream"):
-        table.add_column(col)
-    for name, n in result.checked.items():
-        bad = [p for p in result.problems if p.source == name]
-        s = reg.REGISTRY[name]
-        table.add_row(name, str(n), str(len(bad)) if bad else "ok", s.licence, s.url)
-    con = _console()
-    con.print(table)
-    for p in result.problems[:20]:
-        con.print(f"[red]{p.message()}[/red]")
-    if len(result.problems) > 20:
-        con.print(f"[red]... and {len(result.problems) - 20} more[/red]")
-    if not result.ok:
-        raise typer.Exit(1)
-
-
-@sources_app.command("fetch")
-def sources_fetch(
-    names: Optional[list[str]] = typer.Argument(None, help="sources to fetch (default: all)"),
-    sources: Optional[Path] = typer.Option(None, "--sources", help=SOURCES_HELP),
-    mirror: Optional[str] = typer.Option(None, "--mirror", help="read every https:// URL from <mirror>/<host>/<path> instead"),
-) -> None:
-    """Download missing or corrupt source files (pinned commits, verified by SHA-256)."""
-    from builder.sources import registry as reg
-
-    root = reg.resolve_sources_dir(sources)
-    con = _console()
-    try:
-        result = reg.fetch(root, names or None, mirror=mirror, progressbar=True, log=con.print)
-    except reg.SourceError as exc:
-        con.print(f"[red]{exc}[/red]")
-        raise typer.Exit(1) from exc
-    if not result.ok:
-        for p in result.problems:
-            con.print(f"[red]{p.message()}[/red]")
-        raise typer.Exit(1)
-    con.print(f"source cache {root}: " + ", ".join(f"{k} ({v} files)" for k, v in result.checked.items()) + " verified")
+from builder.records.show import show_record
+from builder.schema import GlyphRecord
+from builder.skips import SkipLog
+from builder.sources import registry as reg
+from builder.sources.cli import SOURCES_HELP, console as _console
 
 
 def _characters(spec: Optional[str]) -> Optional[list[str]]:
@@ -113,15 +57,14 @@ def build_records(
     Resumable: rerun the same command after an interruption. Writes records.jsonl,
     images/, report.json, skipped.jsonl and record.schema.json under --output.
     """
-    from builder.sources import registry as reg
-    from builder.records.build import BuildOptions, build
+    from builder.records.build import BuildOptions, build  # heavy: the whole records stage
 
     con = _console()
     struct = None
     if structurizer == "llm":
         if not (llm_base_url and llm_model):
             raise typer.BadParameter("--structurizer llm needs --llm-base-url and --llm-model")
-        from builder.records.llm_structurize import LLMStructurizer
+        from builder.records.llm_structurize import LLMStructurizer  # optional: an LLM endpoint client
 
         struct = LLMStructurizer(llm_base_url, llm_model, os.environ.get(llm_api_key_env),
                                  max_tokens=llm_max_tokens, page_chars=llm_page_chars)
@@ -172,8 +115,6 @@ def print_report(report, con=None) -> None:
 
 
 def _records(output: Path):
-    from builder.schema import GlyphRecord
-
     path = output / "records.jsonl" if output.is_dir() else output
     if not path.is_file():
         raise typer.BadParameter(f"{path} not found: run `jiezi build records --output {output}` first")
@@ -191,8 +132,6 @@ def records_show(
     as_json: bool = typer.Option(False, "--json", help="print the records as JSON"),
 ) -> None:
     """Print the records of some characters, every field with its provenance."""
-    from builder.records.show import show_record
-
     wanted = set(characters)
     found = 0
     for rec in _records(output):
@@ -213,8 +152,8 @@ def records_export_official(
     characters: Optional[str] = typer.Option(None, "--characters", help="only these characters"),
 ) -> None:
     """Write records in the official JieZi metadata layout (meta_samples.json)."""
+    from builder.records.build import atomic_write_text  # heavy: the records stage
     from builder.records.official import export_official
-    from builder.records.build import atomic_write_text
 
     wanted = set(_characters(characters) or [])
     recs = [r for r in _records(output) if not wanted or r.character in wanted]
@@ -229,9 +168,8 @@ def records_import_official(
     images_root: Optional[Path] = typer.Option(None, "--images-root", help="folder the records' image paths are relative to"),
 ) -> None:
     """Convert official JieZi metadata to this project's GlyphRecords (provenance: the official entry)."""
+    from builder.records.build import atomic_path  # heavy: the records stage
     from builder.records.official import import_official
-    from builder.records.build import atomic_path
-    from builder.skips import SkipLog
 
     skipped = SkipLog()
     recs = import_official(path, skipped, images_root=images_root)

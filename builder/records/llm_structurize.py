@@ -40,6 +40,7 @@ from builder.sources.adapters.shuowen import ShuowenEntry
 from builder.aliases import canonical, same_component
 from builder.schema import Component, Formation, Provenance, Sense, Variant
 from builder.skips import SkipLog
+from builder.records.fidelity import enforce
 from builder.records.structurize import GFormation, GStr, RuleStructurizer, SourceReading, structurize_shuowen
 from metrics.acce import labels
 
@@ -251,8 +252,6 @@ class LLMStructurizer:
 
     def structurize(self, entry: Entry) -> list[SourceReading]:
         """Readings of one entry; Shuowen through the model, everything else by rules."""
-        from builder.records.fidelity import enforce
-
         if not isinstance(entry, ShuowenEntry):
             return self.rules.structurize(entry)
         try:

@@ -25,6 +25,8 @@ import json
 from pathlib import Path
 
 from builder.sources.adapters import Entry
+from builder.records.fidelity import enforce
+from builder.records.structurize import SourceReading
 from builder.schema import (Component, FidelityFlag, Formation, GlyphImage, GlyphRecord, Grounded, Provenance,
                             Reading, Sense)
 from builder.skips import SkipLog
@@ -118,9 +120,6 @@ def _image(path_str: str, script: str, images_root: Path | None, skipped: SkipLo
 def to_record(entry: Entry, skipped: SkipLog, images_root: Path | None = None) -> GlyphRecord:
     """One official entry -> a :class:`GlyphRecord` (each value cited in the entry's JSON),
     checked by :func:`builder.records.fidelity.enforce` like every structurizer's output."""
-    from builder.records.fidelity import enforce
-    from builder.records.structurize import SourceReading
-
     o, ch, script = entry.data, entry.character, entry.data["script"]
 
     def prov(span: str, rule: str) -> list[Provenance]:

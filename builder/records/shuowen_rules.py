@@ -187,6 +187,22 @@ def _opens_analysis(clause: str, selves: set[str]) -> bool:
     return rest[:1] in ("从", "從")
 
 
+@dataclass
+class _Scan:
+    """What :func:`analyse` gathers over the sentences of one text: components by name,
+    whether each was named alone in its 从-run, the sentences naming it, whether a
+    phonetic was seen and the first 亦聲 sentence."""
+
+    rule_prefix: str
+    selves: set[str]
+    comps: dict[str, ComponentFound] = field(default_factory=dict)
+    single: dict[str, bool] = field(default_factory=dict)
+    where: dict[str, set[int]] = field(default_factory=dict)
+    phonetic_seen: bool = False
+    yisheng: bool = False
+    yi_sent: int | None = None
+
+
 def analyse(text: str, head: str | None = None, *, rule_prefix: str = "shuowen", skip_gloss: bool = True,
             also: tuple[str, ...] = ()) -> Analysis:
     """Read components, functions and formation from an explanation (or a variant's text).
@@ -194,7 +210,8 @@ def analyse(text: str, head: str | None = None, *, rule_prefix: str = "shuowen",
     ``head`` is the entry's own character and ``also`` other names of it (a variant's
     head); neither is ever taken as a component. With
     ``skip_gloss`` the leading gloss sentences are not analysed (they may contain 从 as a
-    verb: 鳥飛从高下至地也).
+    verb: 鳥飛从高下至地也). Steps: phonetics and semantic components per sentence, the
+    span of a component named in several sentences, interpretations, formation.
     """
     res = Analysis()
     if skip_gloss:
@@ -202,92 +219,115 @@ def analyse(text: str, head: str | None = None, *, rule_prefix: str = "shuowen",
         _, sents = split_gloss(text)
     else:
         sents = sentences(text)
-    selves = {c for c in (head, *also) if c}
-    comps: dict[str, ComponentFound] = {}
-    single: dict[str, bool] = {}  # component named alone in its 从-run
-    phonetic_seen = False
-    where: dict[str, set[int]] = {}
-    yi_sent: int | None = None
+    scan = _Scan(rule_prefix, {c for c in (head, *also) if c})
     for si, sent in enumerate(sents):
         if QUOTED_VIEW.match(sent) and (comps or res.formation is not None):
             break  # what follows is the quoted scholar's analysis (耿: 杜林說)
         if sent.startswith(NOT_ANALYSIS):
             continue
-        clean = sent
-        # phonetics: X聲, X省聲, X亦聲 (not in an onomatopoeic 象…聲 clause)
-        for m in _PHONETIC.finditer(clean):
-            ph = m.group(1)
-            if ph in "从從" and (m.start() == 0 or clean[m.start() - 1] in "，；、"):
-                continue
-            clause_start = max(clean.rfind("，", 0, m.start()), clean.rfind("；", 0, m.start())) + 1
-            if clean[clause_start:].startswith("象") or not cjk(ph) or ph in selves:
-                continue
-            phonetic_seen = True
-            yi = bool(m.group(2))
-            c = comps.setdefault(ph, ComponentFound(ph, [], sent, f"{rule_prefix}.phonetic"))
-            where.setdefault(ph, set()).add(si)
-            if "表音" not in c.functions:
-                c.functions.append("表音")
-            if yi:
-                res.yisheng = True
-                yi_sent = si if yi_sent is None else yi_sent
+        _scan_phonetics(scan, sent, si)
+        _scan_semantics(scan, sent, si)
+    res.yisheng = res.yisheng or scan.yisheng
+    # a component named in several sentences cites the run of sentences naming it
+    for n, idx in scan.where.items():
+        if len(idx) > 1:
+            scan.comps[n].span = "。".join(sents[min(idx):max(idx) + 1])
+    _interpretations(scan, sents)
+    res.components = list(scan.comps.values())
+    res.formation = _formation(res.components, scan, sents, text)
+    return res
+
+
+def _scan_phonetics(scan: _Scan, sent: str, si: int) -> None:
+    """Phonetics of sentence ``si``: X聲, X省聲, X亦聲 (not in an onomatopoeic 象…聲
+    clause); 亦聲 makes the component 表意 too and the entry 亦声."""
+    for m in _PHONETIC.finditer(sent):
+        ph = m.group(1)
+        if ph in "从從" and (m.start() == 0 or sent[m.start() - 1] in "，；、"):
+            continue
+        clause_start = max(sent.rfind("，", 0, m.start()), sent.rfind("；", 0, m.start())) + 1
+        if sent[clause_start:].startswith("象") or not cjk(ph) or ph in scan.selves:
+            continue
+        scan.phonetic_seen = True
+        c = scan.comps.setdefault(ph, ComponentFound(ph, [], sent, f"{scan.rule_prefix}.phonetic"))
+        scan.where.setdefault(ph, set()).add(si)
+        if "表音" not in c.functions:
+            c.functions.append("表音")
+        if m.group(2):
+            scan.yisheng = True
+            scan.yi_sent = si if scan.yi_sent is None else scan.yi_sent
+            if "表意" not in c.functions:
+                c.functions.insert(0, "表意")
+            c.rule = f"{scan.rule_prefix}.yisheng"
+
+
+def _scan_semantics(scan: _Scan, sent: str, si: int) -> None:
+    """Semantic components of sentence ``si``: the 从-runs of clauses that open with 从
+    (or with a variant's 古文X从), phonetics inside a run left to :func:`_scan_phonetics`."""
+    for clause in _CLAUSE_SPLIT.split(sent):
+        if not _opens_analysis(clause, scan.selves):
+            continue
+        for m in _CONG_RUN.finditer(clause):
+            names = []
+            for part in m.group(1).split("、"):
+                pm = _PHONETIC.search(part)
+                names += _run_components(part[:pm.start()] if pm else part)
+            for n in names:
+                if n in scan.selves:
+                    continue
+                c = scan.comps.setdefault(n, ComponentFound(n, [], sent, f"{scan.rule_prefix}.semantic"))
+                scan.where.setdefault(n, set()).add(si)
                 if "表意" not in c.functions:
                     c.functions.insert(0, "表意")
-                c.rule = f"{rule_prefix}.yisheng"
-        # semantics: 从-runs in clauses that open with 从 (or with a variant's "古文X从")
-        for clause in re.split(r"[，；]", clean):
-            if not _opens_analysis(clause, selves):
-                continue
-            for m in re.finditer(r"[从從]([^从從]*)", clause):
-                names = []
-                for part in m.group(1).split("、"):
-                    pm = _PHONETIC.search(part)
-                    names += _run_components(part[:pm.start()] if pm else part)
-                for n in names:
-                    if n in selves:
-                        continue
-                    c = comps.setdefault(n, ComponentFound(n, [], sent, f"{rule_prefix}.semantic"))
-                    where.setdefault(n, set()).add(si)
-                    if "表意" not in c.functions:
-                        c.functions.insert(0, "表意")
-                    single[n] = len(names) == 1
-    # a component named in several sentences cites the run of sentences naming it
-    for n, idx in where.items():
-        if len(idx) > 1:
-            comps[n].span = "。".join(sents[min(idx):max(idx) + 1])
-    # interpretations of semantic components
+                scan.single[n] = len(names) == 1
+
+
+def _interpretations(scan: _Scan, sents: list[str]) -> None:
+    """Interpretations of semantic components: an explicit gloss (X，…也 / X者，…也), else,
+    for a component named alone, the purpose clause before its 从 (…，从X)."""
     joined = "。".join(sents)
     interp = {m.group(2): m.group(1) for m in reversed(list(_INTERP.finditer(joined)))}
     purpose = {m.group(2): m.group(1) for m in reversed(list(_PURPOSE.finditer(joined)))}
-    for name, c in comps.items():
+    for name, c in scan.comps.items():
         if "表意" not in c.functions:
             continue
         if name in interp:
-            c.interpretation = Found(interp[name], interp[name], f"{rule_prefix}.component_gloss")
-        elif name in purpose and single.get(name) and "聲" not in purpose[name] \
+            c.interpretation = Found(interp[name], interp[name], f"{scan.rule_prefix}.component_gloss")
+        elif name in purpose and scan.single.get(name) and "聲" not in purpose[name] \
                 and not purpose[name].startswith(NOT_ANALYSIS):
-            c.interpretation = Found(purpose[name], purpose[name], f"{rule_prefix}.component_purpose")
-    res.components = list(comps.values())
-    # formation
+            c.interpretation = Found(purpose[name], purpose[name], f"{scan.rule_prefix}.component_purpose")
+
+
+def _formation(components: list[ComponentFound], scan: _Scan, sents: list[str], text: str) -> Found | None:
+    """The formation the text states: 形声 when a phonetic was read, else 指事 / 象形 /
+    會意 named in a sentence, else 会意 from two semantic components (or one doubled, 从二X)
+    cited by a span of the text; None when nothing says."""
+    p = scan.rule_prefix
     span_of = lambda pred: next((s for s in sents if pred(s)), None)  # noqa: E731
-    if phonetic_seen:
-        s = sents[yi_sent] if yi_sent is not None else span_of(lambda s: "聲" in s and not s.startswith(NOT_ANALYSIS))
-        res.formation = Found("形声", s, f"{rule_prefix}.formation.sheng")
-    elif (s := span_of(lambda s: "指事" in s)) is not None:
-        res.formation = Found("指事", s, f"{rule_prefix}.formation.zhishi")
-    elif (s := span_of(lambda s: "象形" in s or re.search(r"象.{1,20}形", s) is not None)) is not None:
-        res.formation = Found("象形", s, f"{rule_prefix}.formation.xiangxing")
-    elif (s := span_of(lambda s: "會意" in s)) is not None:
-        res.formation = Found("会意", s, f"{rule_prefix}.formation.huiyi")
-    else:
-        sem = [c for c in res.components if "表意" in c.functions]
-        doubled = span_of(lambda s: re.search(r"[从從][二三四]", s) is not None)
-        if len(sem) >= 2 or (sem and doubled):
-            idx = [i for i, s in enumerate(sents) if any(c.span == s for c in sem)]
-            span = "。".join(sents[min(idx):max(idx) + 1]) if idx else None
-            if span and span in text:
-                res.formation = Found("会意", span, f"{rule_prefix}.formation.huiyi_components")
-    return res
+    if scan.phonetic_seen:
+        s = sents[scan.yi_sent] if scan.yi_sent is not None else span_of(
+            lambda s: "聲" in s and not s.startswith(NOT_ANALYSIS))
+        return Found("形声", s, f"{p}.formation.sheng")
+    if (s := span_of(lambda s: "指事" in s)) is not None:
+        return Found("指事", s, f"{p}.formation.zhishi")
+    if (s := span_of(lambda s: "象形" in s or _XIANG_X_XING.search(s) is not None)) is not None:
+        return Found("象形", s, f"{p}.formation.xiangxing")
+    if (s := span_of(lambda s: "會意" in s)) is not None:
+        return Found("会意", s, f"{p}.formation.huiyi")
+    sem = [c for c in components if "表意" in c.functions]
+    doubled = span_of(lambda s: _DOUBLED.search(s) is not None)
+    if len(sem) >= 2 or (sem and doubled):
+        idx = [i for i, s in enumerate(sents) if any(c.span == s for c in sem)]
+        span = "。".join(sents[min(idx):max(idx) + 1]) if idx else None
+        if span and span in text:
+            return Found("会意", span, f"{p}.formation.huiyi_components")
+    return None
+
+
+_CLAUSE_SPLIT = re.compile(r"[，；]")
+_CONG_RUN = re.compile(r"[从從]([^从從]*)")
+_XIANG_X_XING = re.compile(r"象.{1,20}形")
+_DOUBLED = re.compile(r"[从從][二三四]")
 
 
 VARIANT_PREFIX = re.compile(r"^(亦古文|古文|籒文|籀文|篆文|小篆|或|俗|奇字|今文)")

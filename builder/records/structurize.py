@@ -32,6 +32,7 @@ from builder.sources.adapters.makemeahanzi import ETYMOLOGY_TYPES
 from builder.sources.adapters.shuowen import ShuowenEntry
 from builder.aliases import canonical, same_component
 from builder.ids import IDSError, first_level
+from builder.records.fidelity import enforce
 from builder.schema import (Component, FidelityFlag, Formation, Grounded, Provenance, Reading, Sense, Variant)
 from builder.records.shuowen_rules import Analysis, Found, analyse, analyse_variant, duan_formation, read_gloss
 
@@ -432,8 +433,6 @@ class RuleStructurizer:
     name = "rule"
 
     def structurize(self, entry: Entry) -> list[SourceReading]:
-        from builder.records.fidelity import enforce
-
         if isinstance(entry, ShuowenEntry):
             readings = structurize_shuowen(entry)
             texts = {entry.key: entry.raw}

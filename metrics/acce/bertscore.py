@@ -158,6 +158,7 @@ class _Loaded:
     scorer: object
     states: int
     model_layers: int | None
+    source: str | None = None  # the folder (Hub cache snapshot) the weights were read from
 
 
 _LOCK = threading.Lock()
@@ -170,7 +171,9 @@ class BertScoreStage:
     ``model``: Hub name or local folder; ``layers``: how many hidden states to average
     (8 = embeddings + layers 1..7); ``batch_size``: bert_score batch size; ``device``:
     torch device string or None (bert_score picks cuda when available). Loaded models are
-    shared between instances with the same (model, layers, device). ``unk_exact``: compare
+    shared between instances with the same (model, layers, device), for the process.
+    ``chunk_size``: most pairs per bert_score call (at most 8 batches; pairs go in sorted
+    by length so each call pads little). ``unk_exact``: compare
     [UNK] characters that differ between the two sides exactly (see :meth:`score_pairs`);
     False scores exactly as bert_score does.
     """
@@ -235,7 +238,7 @@ class BertScoreStage:
             raise BertScoreUnavailable(
                 f"BERTScore model {self.model!r} could not be loaded ({type(exc).__name__}: {exc})"
             ) from exc
-        return _Loaded(scorer, states, n_layers)
+        return _Loaded(scorer, states, n_layers, str(source))
 
     def score_pairs(self, candidates: list[str], references: list[str], *, progress: bool = True) -> list[float]:
         """BERTScore F1 of each (candidate, reference) pair, averaged over the hidden states used.
@@ -289,7 +292,14 @@ class BertScoreStage:
         import torch
 
         prf: dict[int, tuple] = {}
-        chunks = [jobs[k:k + self.chunk_size] for k in range(0, len(jobs), self.chunk_size)]
+        # bert_score batches its unique sentences in set order (its length sort counts
+        # space-separated words: one for any Chinese text), and pads every batch to its
+        # longest text, in the forward passes and again when pairing. Calling it on chunks of
+        # pairs of similar length bounds that padding; each pair's score does not depend on
+        # the chunk it is in.
+        jobs = sorted(jobs, key=lambda job: (max(len(job[1]), len(job[2])), job[0]))
+        size = max(1, min(self.chunk_size, 8 * self.batch_size))
+        chunks = [jobs[k:k + size] for k in range(0, len(jobs), size)]
         bar = None
         if progress and len(chunks) > 1:
             from tqdm.auto import tqdm
@@ -326,6 +336,7 @@ class BertScoreStage:
         if self._loaded is not None:
             info["hidden_states_used"] = self._loaded.states
             info["model_layers"] = self._loaded.model_layers
+            info["loaded_from"] = self._loaded.source
         if self.unk_rate is not None:
             info["unk_rate"] = round(self.unk_rate, 4)
         stats = [st for st in self.pair_stats if st]

@@ -613,7 +613,12 @@ def parse_components(text: str | None) -> list[Component] | None:
     """
     if not text or not str(text).strip():
         return None
-    raw = str(text)
+    found = _parse_components(str(text))  # memoised: verify and resubmissions score the same texts again
+    return list(found) if found else None
+
+
+@functools.lru_cache(maxsize=16384)
+def _parse_components(raw: str) -> tuple[Component, ...] | None:
     comps = _parse_json(raw)
     if not comps:
         norm = _focus(normalize_text(raw))
@@ -621,7 +626,7 @@ def parse_components(text: str | None) -> list[Component] | None:
             return None
         comps = (_parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm)
                  or _parse_pairs(norm) or _parse_prose(norm) or _parse_bare(norm))
-    return dedupe(comps) or None
+    return tuple(dedupe(comps))
 
 
 def dedupe(components: list[Component]) -> list[Component]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -97,6 +98,19 @@ _CODE_METRICS["SCE"] = ["EVOI_SCE"]
 def metrics_of(subtask: object) -> list[str]:
     """Metric keys for one item's ``subtasks`` entry: a code, a list of metric keys, or the
     text forms ``'["COMR","COMF"]'`` / ``"COMR,COMF"``. Raises ``ValueError`` on an unknown code."""
+    if isinstance(subtask, (list, tuple)) and all(isinstance(code, str) for code in subtask):
+        return list(_metrics_of_codes(tuple(subtask)))  # a bench has a handful of distinct lists
+    if isinstance(subtask, str):
+        return list(_metrics_of_codes(subtask))
+    return _metrics_of(subtask)
+
+
+@lru_cache(maxsize=1024)
+def _metrics_of_codes(subtask: str | tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_metrics_of(list(subtask) if isinstance(subtask, tuple) else subtask))
+
+
+def _metrics_of(subtask: object) -> list[str]:
     if isinstance(subtask, str):
         text = subtask.strip()
         if text.startswith("["):
@@ -303,12 +317,23 @@ def _gold_components(ref: dict | str) -> list[Component]:
     if isinstance(ref, dict):
         if "components" not in ref:
             raise ValueError(f"reference has no 'components' field (keys present: {sorted(ref)})")
-        comps = components_from_json(ref["components"], gold=True) if ref["components"] else []
-    else:
-        comps = parse_components(ref) or []
+        # A bench repeats a character's components in several questions and every
+        # submission is scored against the same references: parse each distinct one once.
+        key = json.dumps(ref["components"], ensure_ascii=False)  # key order kept: it is the components' order
+        return list(_gold_from_json(key))
+    comps = parse_components(ref) or []
     if not comps:
         raise ValueError("reference lists no component")
     return dedupe(comps)
+
+
+@lru_cache(maxsize=65536)
+def _gold_from_json(components_json: str) -> tuple[Component, ...]:
+    value = json.loads(components_json)
+    comps = components_from_json(value, gold=True) if value else []
+    if not comps:
+        raise ValueError("reference lists no component")
+    return tuple(dedupe(comps))
 
 
 def score(predictions: list[str], references: list, subtasks: list, *, ids: list[str] | None = None,
