@@ -164,8 +164,14 @@ class GlyphImage(_Model):
     ``path`` is relative to the records directory. ``style`` says what kind of image it
     is: ``"scan"`` (a real inscription, e.g. Oracle-MNIST), ``"font-kai"``,
     ``"font-song"``, ``"font-hei"`` (regular-script typefaces), ``"seal-style-font"``
-    (a modern seal-style design such as LXGW Seal, not an authoritative seal form) or
-    ``"user"``. Sizes are in pixels.
+    (a modern seal-style design such as LXGW Seal, not an authoritative seal form),
+    ``"modern-seal-style-font"`` (a seal-style font glyph that draws the modern structure,
+    not the small seal: never labelled 篆书), ``"tracing"`` (a traced outline of a real
+    inscription, e.g. the Wikimedia Commons ancient-character SVGs), ``"tracing-augmented"``
+    (an augmented copy of a tracing, JieZi-Dataset only) or ``"user"``. Sizes are in pixels.
+    ``origin`` names the source file the image was made from (e.g.
+    ``commons-ancient:svg/丁-bronze.svg``); ``derived_from`` is the id of the image an
+    augmented copy was made from (the leakage check follows it).
     """
 
     id: str = Field(description="stable id: '<source>-<sha256 prefix>'")
@@ -173,11 +179,14 @@ class GlyphImage(_Model):
     script: Script
     source: str = Field(description="e.g. 'oracle-mnist', 'font:Noto Serif CJK SC', 'lxgw-seal', 'user:hust-obc'")
     licence: str
-    style: Literal["scan", "font-kai", "font-song", "font-hei", "seal-style-font", "user"]
+    style: Literal["scan", "font-kai", "font-song", "font-hei", "seal-style-font", "modern-seal-style-font",
+                   "tracing", "tracing-augmented", "user"]
     font: str | None = None
     width: int = Field(gt=0)
     height: int = Field(gt=0)
     sha256: str
+    origin: str | None = None
+    derived_from: str | None = None
 
 
 class FidelityFlag(_Model):

@@ -1,4 +1,5 @@
-"""Source files the glyph-image stage reads: Oracle-MNIST and the Unihan simplified forms.
+"""Glyph source ``oracle-mnist`` (:func:`plan`), and the source files the glyph stage reads:
+Oracle-MNIST and the Unihan simplified forms.
 
 Both live in the source cache (``sources_dir``, see ``shared/sources/SOURCES.md``); a
 missing or malformed file raises :class:`GlyphSourceError` naming the source, the file,
@@ -11,6 +12,10 @@ from __future__ import annotations
 import gzip
 import struct
 from pathlib import Path
+
+from builder.glyphs import render
+from builder.glyphs.base import Meta, Plan, Request
+from builder.skips import SkipLog
 
 # Oracle-MNIST class index -> character. Source: SOURCES.md (the upstream paper's class
 # names big, sun, moon, cattle, next, field, not, arrow, time, wood, checked by eye).
@@ -103,3 +108,21 @@ def simplified_only(sources_dir: Path) -> frozenset[str]:
             if trad and code not in trad:
                 out.add(chr(code))
     return frozenset(out)
+
+
+# --- the glyph source -------------------------------------------------------------------
+
+NAME = "oracle-mnist"
+
+
+def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
+    """Glyph source ``oracle-mnist`` (interface: :mod:`builder.glyphs.base`): all 3,000
+    real oracle-bone scans of the test split, whatever ``request.characters`` holds;
+    script 甲骨文, style ``scan``, Apache-2.0. Raises :class:`GlyphSourceError` when the
+    files are missing or malformed."""
+    rows, cols, scans, classes = read_oracle_mnist(request.sources_dir)
+    for i, (pixels, label) in enumerate(zip(scans, classes)):
+        image_id = render.make_id(NAME, "t10k", i, pixels, request.size)
+        plan.add(render.Job("oracle", ORACLE_MNIST_CLASSES[label], "甲骨文", image_id,
+                            pixels=pixels, rows=rows, cols=cols),
+                 Meta(NAME, "Apache-2.0", "scan", item=f"t10k image {i}"))

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
 
+from builder.glyphs import tracing
+
 # Bump when the same input would produce different pixels (changes every image id).
 RENDER_VERSION = "1"
 # zlib level 1: at 128 px it encodes in about half the time of the default level 6 for
@@ -40,8 +42,10 @@ class Job:
 
     ``kind`` is ``"oracle"`` (``pixels``: grey bytes of a ``rows`` x ``cols`` scan, light
     strokes on dark), ``"font"`` (draw code point ``codepoint`` with face ``face`` of
-    context design ``design``) or ``"user"`` (normalise the image file ``path``; its id is
-    ``slug`` plus a hash of the file bytes, so it is computed here). ``image_id`` and
+    context design ``design``), ``"user"`` (normalise the image file ``path``; its id is
+    ``slug`` plus a hash of the file bytes, so it is computed here), ``"svg"`` (rasterise
+    the SVG tracing ``path``) or ``"svg-augment"`` (augmented copy ``variant`` of the SVG
+    tracing ``path``, parameters seeded by ``slug``; see :mod:`builder.glyphs.tracing`). ``image_id`` and
     ``script`` name the output ``images/<script>/<image_id>.png``.
     """
 
@@ -57,6 +61,7 @@ class Job:
     codepoint: int = 0
     path: str = ""
     slug: str = ""
+    variant: int = -1
 
 
 @dataclass(frozen=True)
@@ -118,19 +123,16 @@ def run_job(job: Job) -> Result:
         if dest.is_file():
             png = dest.read_bytes()
         else:
-            if job.kind == "oracle":
-                image = oracle_image(job.pixels, job.cols, job.rows, ctx.size)
-            elif job.kind == "font":
+            image = _DRAW[job.kind](job, ctx, data)
+            if image is None:
                 path, index = ctx.designs[job.design][job.face]
-                image = font_image(path, index, job.codepoint, ctx.size)
-                if image is None:
-                    return ("skip", f"U+{job.codepoint:04X} draws no ink or the .notdef glyph in face {index} of {path}",
-                            "font-empty-glyph")
-            else:
-                image = user_image(data, ctx.size)
+                return ("skip", f"U+{job.codepoint:04X} draws no ink or the .notdef glyph in face {index} of {path}",
+                        "font-empty-glyph")
             png = write_png(image, dest)
     except FileNotFoundError as exc:
         return ("skip", f"file not found: {exc.filename}", "glyph-missing-file")
+    except tracing.SvgRendererMissing:
+        raise  # a missing library is not a bad item: every tracing would fail the same way
     except Exception as exc:  # noqa: BLE001 - one bad item must not stop the run
         # Pillow reports an undecodable, truncated or hostile file with many exception
         # types (OSError, SyntaxError, ValueError, DecompressionBombError, struct.error...).
@@ -141,6 +143,22 @@ def run_job(job: Job) -> Result:
             return ("skip", f"not a decodable image: {type(exc).__name__}: {detail}", "glyph-not-an-image")
         return ("skip", f"rendering failed: {type(exc).__name__}: {exc}", "glyph-render-error")
     return ("ok", rel, image_id, hashlib.sha256(png).hexdigest(), ctx.size, ctx.size)
+
+
+def _draw_font(job: Job, ctx: RenderContext, data: bytes) -> Image.Image | None:
+    path, index = ctx.designs[job.design][job.face]
+    return font_image(path, index, job.codepoint, ctx.size)
+
+
+# job kind -> how its image is drawn (``data``: the file bytes a user job has read)
+_DRAW = {
+    "oracle": lambda job, ctx, data: oracle_image(job.pixels, job.cols, job.rows, ctx.size),
+    "font": _draw_font,
+    "user": lambda job, ctx, data: user_image(data, ctx.size),
+    "svg": lambda job, ctx, data: tracing.tracing_image(Path(job.path).read_bytes(), ctx.size),
+    "svg-augment": lambda job, ctx, data: tracing.augmented_image(Path(job.path).read_bytes(), ctx.size,
+                                                                  job.slug, job.variant),
+}
 
 
 def write_png(image: Image.Image, dest: Path) -> bytes:

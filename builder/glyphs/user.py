@@ -34,13 +34,15 @@ from pathlib import Path
 from PIL import Image, ImageOps
 
 # the normaliser's own compositing, so "blank" means blank in the image the build would store
+from builder.glyphs import render
+from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.render import _flatten
 from builder.skips import SkipLog
 from metrics.acce import labels
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif")
 # The GlyphImage.style values (builder/schema.py) a user collection may claim.
-USER_STYLES = ("scan", "font-kai", "font-song", "font-hei", "seal-style-font", "user")
+USER_STYLES = ("scan", "tracing", "font-kai", "font-song", "font-hei", "seal-style-font", "user")
 SOURCE_META = "jiezi-source.json"
 # A channel whose values span at most this many levels counts as one colour: lossy
 # encoders (JPEG, WebP) add a few levels of noise to a flat image.
@@ -307,3 +309,18 @@ def _scan_manifest(path: Path, skipped: SkipLog) -> list[UserItem]:
         slug = "user-" + slugify(source.removeprefix("user:"))
         out.append(UserItem(file, character, script, source, slug, licence, style, item))
     return out
+
+
+# --- the glyph source -------------------------------------------------------------------
+
+NAME = "user"
+
+
+def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
+    """Glyph source ``user:<name>`` (interface: :mod:`builder.glyphs.base`): every
+    labelled image of ``request.user_sources``, whatever ``request.characters`` holds,
+    by source, then folder path or manifest row. Raises ``FileNotFoundError`` for a
+    source path that does not exist (see :func:`scan_user_sources`)."""
+    for item in scan_user_sources(tuple(request.user_sources), skipped):
+        plan.add(render.Job("user", item.character, item.script, path=str(item.path), slug=item.slug),
+                 Meta(item.source, item.licence, item.style, item=item.item))

@@ -95,6 +95,8 @@ def build_all(
     qa_report = _run_qa(records, output, seed=seed, bench_size=bench_size, min_pairs=min_pairs,
                         max_pairs=max_pairs, polisher=polisher, force=force, sources_dir=sources)
     timings["qa_s"] = round(time.perf_counter() - t1, 1)
+    # baseline runs of `jiezi eval` saved in OUT/eval/ (per script, for the report and the card)
+    qa_report["bench"]["baselines"] = _baselines(output)
     t2 = time.perf_counter()
     folders = {} if no_publish else _run_publish(output, qa_report, workers=workers, force=force)
     timings["publish_s"] = round(time.perf_counter() - t2, 1)
@@ -131,6 +133,14 @@ def _run_qa(records: Path, output: Path, **kwargs) -> dict:
         raise typer.Exit(2)
 
 
+def _baselines(output: Path) -> dict:
+    """Per-script scores of the baseline runs saved under ``output/eval/`` (see
+    :func:`builder.qa.bench_select.baseline_results`); ``{}`` when none was run."""
+    from builder.qa import bench_select  # heavy (the QA composer and its tables)
+
+    return bench_select.baseline_results(output)
+
+
 def _run_publish(output: Path, qa_report: dict, *, workers: int, force: bool) -> dict:
     """Write the JieZi-Dataset and JieZi-Bench Hub folders unless the ones on disk were
     written from the same stage-3 outputs by the same publish code. Returns, per
@@ -142,7 +152,8 @@ def _run_publish(output: Path, qa_report: dict, *, workers: int, force: bool) ->
     fingerprint = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
     for kind in ("dataset", "bench"):
         folder = output / f"jiezi-{kind}"
-        if not force and _publish_cached(folder, fingerprint):
+        fresh_card = kind == "bench" and qa_report["bench"].get("baselines")  # a card is quick to redo
+        if not force and not fresh_card and _publish_cached(folder, fingerprint):
             folders[kind] = {"folder": str(folder), "cached": True}
             continue
         try:

@@ -1,59 +1,100 @@
 """JieZi-Bench selection and generalisation splits.
 
-The paper's bench (ACCE.md section 3): 1,024 glyph images, one CHAR, SCRC, STRC, FORC,
-ORIM and EVOI question per image plus the shared component question (1,852 for 1,024
-images, about 1.8 per image), references from dictionaries other than the training
-data's, only entries whose explanations are rich and mutually confirming, and three
-splits: every row (``test``), rows whose character never occurs in JieZi-Dataset
-(``unseen_characters``, 12.5% of the characters) and rows whose (character, script) pair
-never occurs in it (``unseen_glyphs``, 25% of the images).
+The paper's bench (ACCE.md section 3): 1,024 glyph images (金文 252, 篆书 342, 楷书 219 ...),
+one CHAR, SCRC, STRC, FORC, ORIM and EVOI question per image plus the shared component
+question (1,852 for 1,024 images, about 1.8 per image), references from dictionaries other
+than the training data's, and three splits: every row (``test``), rows whose character
+never occurs in JieZi-Dataset (``unseen_characters``, 12.5% of the characters) and rows
+whose (character, script) pair never occurs in it (``unseen_glyphs``, 25% of the images).
 
-Here: an image is eligible when its record grounds every one-per-image question under
-the bench profile (:func:`builder.qa.compose.bench_eligible`: Shuowen + Duan + Unihan references
-confirmed by an independent source). Eligible records are ranked by richness (length of
-the Shuowen/Duan entry, variants, evolution statements, components) and taken per script
-up to a quota, so the bench spreads over the scripts the build has images for:
-甲骨文 (scans, several images per character, at most :data:`OBI_SHARE` of the bench),
-篆书 (seal-style font renderings, at most :data:`SEAL_SHARE`), the rest 楷书 / 简体
-(one font rendering per record).
+Here an image is eligible when its record grounds every one-per-image question under the
+bench profile (:func:`builder.qa.compose.bench_eligible`). The selection (issue 12):
 
-The shared component question is asked once per image; a second component question
-(components with function and interpretation, scored on COMR/COMF/COMI) is added for
-images whose record has at least two components, until the ratio reaches
-:data:`COMPONENT_RATIO` (the paper's 1,852 / 1,024), so the component metrics average
-over about 1.8 questions per image as in the paper.
+1. **Real ancient images first.** Traced glyphs (style ``tracing``: the commons-ancient
+   甲骨文 / 金文 / 篆书 tracings, or a user's) whose (character, script) pair has no real
+   scan: :data:`TRACED_BENCH_SHARE` of each script's eligible traced pairs, the rest (and
+   their augmented copies) stay in JieZi-Dataset so every script is trained; a bench
+   tracing's pair is an unseen pair by construction. Scans (style ``scan``: Oracle-MNIST
+   or a user's): :data:`SCANS_PER_RECORD` per eligible record, so every class is there.
+   Other user images of an ancient script: one per eligible record.
+2. **Regular script fills, at most** :data:`MAX_MODERN_SHARE` **of the bench** (楷书 and
+   简体 together); a build with no eligible ancient image falls back to regular script
+   only, and says so.
+3. **Balanced labels**, by stratified greedy selection towards :data:`TARGET_DISTRIBUTION`
+   (the stated target shares of STRC and FORC labels; COME answers are balanced by
+   preferring, within a stratum, images whose component labels are least like the
+   current majority). The bench must keep a constant answer at or below
+   :data:`CONSTANT_SCORE_CAPS` (SCRC, STRC, FORC 50, COME 60, strict scorer): the plan's
+   ``stats["constant_majority"]`` states the shares the selection reached, and
+   :func:`balance_report` rescores the written rows with :mod:`metrics.acce`.
 
-Unseen characters are drawn among bench characters that have no 甲骨文 / 篆书 record (so
+LXGW Seal renderings (either style) and augmented tracings are never bench images. The
+shared component question is asked once per image; a second component question is added
+for images whose record has at least two components, until the ratio reaches
+:data:`COMPONENT_RATIO` (the paper's 1,852 / 1,024).
+
+Unseen characters are drawn among bench characters that have no ancient-script record (so
 the scarce ancient-script images stay in training); each withholds every image of that
-character from JieZi-Dataset. Unseen (character, script) pairs are the unseen characters'
-pairs, the pairs whose only image is the bench image (e.g. a character's single seal
-rendering), and further 楷书 / 简体 pairs drawn until :data:`UNSEEN_GLYPH_SHARE` of the
-images; each withholds every image of that pair. Bench images are never in the dataset.
+character from JieZi-Dataset. Unseen (character, script) pairs are the bench tracings'
+pairs, the unseen characters' pairs, the pairs whose only image is the bench image, and
+further 楷书 / 简体 pairs drawn until :data:`UNSEEN_GLYPH_SHARE` of the images; each
+withholds every image of that pair. Bench images are never in the dataset, nor is any
+image with a bench image's pixels, made from a bench image (``derived_from``) or from the
+same source file (``origin``: a bench tracing reaches JieZi-Dataset in no form).
 
-A small build (a few ``--characters``, or few eligible records) cannot fill the requested
-size or every split: :func:`select` says so in ``plan.stats["warnings"]`` (the stage
-report carries them, ``jiezi build`` prints them and the card repeats them), and an empty
-split is left out of the published bench (``builder/publish/write.py``).
+A small build cannot fill every split: :func:`select` says so in ``plan.stats["warnings"]``
+(the stage report carries them, ``jiezi build`` prints them and the card repeats them), and
+an empty split is left out of the published bench (``builder/publish/write.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from builder.qa.compose import Facts, bench_eligible
 from builder.schema import GlyphImage, GlyphRecord
+from metrics.acce import labels as acce_labels
+from metrics.acce.core import score
 
 TARGET_IMAGES = 1024
-OBI_SHARE = 0.08
-SEAL_SHARE = 0.125
-MAX_OBI_PER_CHARACTER = 12
+TRACED_BENCH_SHARE = 0.75
+MIN_TRACED_BENCH_SHARE = 0.70
+SCANS_PER_RECORD = 4
+MAX_MODERN_SHARE = 0.40
 UNSEEN_CHARACTER_SHARE = 0.125
 UNSEEN_GLYPH_SHARE = 0.25
 COMPONENT_RATIO = 1852 / 1024
 ANCIENT_SCRIPTS = ("甲骨文", "金文", "战国文字", "篆书", "隶书", "草书")
+MODERN_SCRIPTS = ("楷书", "简体")
+# image styles that never make a bench image: a modern seal-style typeface (issue 12: its
+# glyphs are no authority on the small seal) and augmented copies (training only)
+NOT_BENCH_STYLES = frozenset({"seal-style-font", "modern-seal-style-font", "tracing-augmented"})
+# The stated target distribution of the stratified selection: the share each label
+# should approach (labels not listed share the rest). STRC: left-right is the commonest
+# layout of modern characters (about two thirds of the eligible ones) and is held to 40%,
+# so top-bottom, surrounds and single-component forms get real shares; FORC: 形声 is held
+# to 40%, 象形 / 指事 / 会意 get the rest where the sources have them.
+TARGET_DISTRIBUTION: dict[str, dict[str, float]] = {
+    "STRC": {"⿰": 0.40, "⿱": 0.25, "独体": 0.15},
+    "FORC": {"形声": 0.40, "会意": 0.25, "象形": 0.20, "指事": 0.10},
+}
+# COME: the share of a question's components the commonest evolution label may have, on
+# average (a constant answer scores that share); held under the cap of 60 with a margin.
+COME_TARGET_SHARE = 0.50
+# weight of that excess against the STRC / FORC distances (each 0..2): COME has no
+# stratum of its own, so a larger weight lets it steer the choice among strata
+COME_WEIGHT = 6.0
+# Hard caps of the stratified choice (majority share of the questions asked), a margin
+# under CONSTANT_SCORE_CAPS; they bind once a subtask has CAP_MIN_QUESTIONS questions.
+SELECTION_CAPS: dict[str, float] = {"SCRC": 0.45, "STRC": 0.45, "FORC": 0.45, "COME": 0.55}
+CAP_MIN_QUESTIONS = 10
+# The highest score a constant answer may get (strict, 0..100), issue 12.
+CONSTANT_SCORE_CAPS: dict[str, float] = {"SCRC": 50.0, "STRC": 50.0, "FORC": 50.0, "COME": 60.0}
 
 
 def _h(seed: int, *parts: str) -> str:
@@ -78,9 +119,10 @@ class BenchPlan:
     """The selection: bench images, split sets, and what JieZi-Dataset must withhold.
 
     ``withheld_images``: image ids kept out of JieZi-Dataset (bench images, every image of
-    an unseen character or unseen pair, and any image whose pixels equal a bench image's).
-    ``reserved_characters``: every bench character (the dataset uses no Shuowen text for
-    them). ``stats``: counts for the report.
+    an unseen character or unseen pair, any image whose pixels equal a bench image's, and
+    any image made from a bench image or its source file). ``reserved_characters``: every
+    bench character (the dataset uses no Shuowen text for them). ``stats``: counts for the
+    report.
     """
 
     images: list[BenchImage] = field(default_factory=list)
@@ -102,174 +144,401 @@ class BenchPlan:
         }
 
 
+@dataclass
+class Candidate:
+    """One image the selection may take, with the answer labels its bench rows will have
+    (None where that question is not asked): ``scrc`` (简体 scored as 楷书), ``strc``,
+    ``forc`` (the FORC label set joined by "+"), ``come`` (the components' evolution types)."""
+
+    record: GlyphRecord
+    image: GlyphImage
+    scrc: str
+    strc: str | None
+    forc: str | None
+    come: tuple[str, ...] | None
+    richness: float
+
+
+def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...] | None]:
+    """``(scrc, strc, forc, come)`` answer labels of one record's bench rows, read the way
+    :func:`builder.qa.compose.make_qa` writes them and :mod:`metrics.acce` scores them."""
+    scrc = acce_labels.SCRIPT_SCORING_ALIAS.get(facts.script, facts.script)
+    strc = facts.structure[0] if facts.structure and "STRC" not in facts.missing else None
+    forc = ("+".join(facts.formation[0].label_set())
+            if facts.formation and "FORC" not in facts.missing else None)
+    come = None
+    if "COMP_FULL" not in facts.missing and facts.components:
+        come = tuple(c.evolution_type or "" for c in facts.components)
+    return scrc, strc, forc, come
+
+
+class Tally:
+    """Running label counts of a selection, for the stratified choice and the stats."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter] = {k: Counter() for k in ("SCRC", "STRC", "FORC")}
+        self.come_share: Counter = Counter()  # label -> sum over questions of its share
+        self.come_questions = 0
+
+    def add(self, c: Candidate) -> None:
+        """Count one candidate's labels."""
+        self.counts["SCRC"][c.scrc] += 1
+        if c.strc is not None:
+            self.counts["STRC"][c.strc] += 1
+        if c.forc is not None:
+            self.counts["FORC"][c.forc] += 1
+        if c.come:
+            self.come_questions += 1
+            for label, n in Counter(c.come).items():
+                self.come_share[label] += n / len(c.come)
+
+    def majority(self) -> dict[str, dict]:
+        """Per subtask the majority label and the score (0..100) a constant answer of it
+        gets: its share of the questions (COME: its mean share of a question's components)."""
+        out = {}
+        for k, c in self.counts.items():
+            if c:
+                label, n = c.most_common(1)[0]
+                out[k] = {"label": label, "score": round(100 * n / sum(c.values()), 1), "questions": sum(c.values())}
+        if self.come_questions:
+            label, v = self.come_share.most_common(1)[0]
+            out["COME"] = {"label": label, "score": round(100 * v / self.come_questions, 1),
+                           "questions": self.come_questions}
+        return out
+
+    def distance_with(self, c: Candidate) -> float:
+        """How far the selection is from the targets once ``c`` is added: the L1 distance of
+        the STRC and FORC distributions from :data:`TARGET_DISTRIBUTION` (labels not listed
+        are compared as one rest share), plus the excess of the best constant COME
+        answer's score over :data:`COME_TARGET_SHARE`, weighted by :data:`COME_WEIGHT`."""
+        total = COME_WEIGHT * max(0.0, self._come_major_with(c) - COME_TARGET_SHARE)
+        for k, lab in (("STRC", c.strc), ("FORC", c.forc)):
+            counts = self.counts[k]
+            n = sum(counts.values()) + (lab is not None)
+            if not n:
+                continue
+            target = TARGET_DISTRIBUTION[k]
+            rest = 0.0
+            for label in set(counts) | set(target) | ({lab} if lab else set()):
+                share = (counts[label] + (label == lab)) / n
+                if label in target:
+                    total += abs(share - target[label])
+                else:
+                    rest += share
+            total += abs(rest - (1.0 - sum(target.values())))
+        return total
+
+    def overshoot_with(self, c: Candidate) -> float:
+        """How far the majority shares would exceed :data:`SELECTION_CAPS` once ``c`` is
+        added (0 when within every cap; caps apply from :data:`CAP_MIN_QUESTIONS` questions
+        on, so the first picks are free). The stratified choice minimises this first."""
+        over = 0.0
+        for k, lab in (("SCRC", c.scrc), ("STRC", c.strc), ("FORC", c.forc)):
+            counts = self.counts[k]
+            n = sum(counts.values()) + (lab is not None)
+            if n >= CAP_MIN_QUESTIONS and lab is not None:
+                top = max(counts[lab] + 1, max(counts.values(), default=0))
+                over += max(0.0, top / n - SELECTION_CAPS[k])
+        if self.come_questions + bool(c.come) >= CAP_MIN_QUESTIONS:
+            over += max(0.0, self._come_major_with(c) - SELECTION_CAPS["COME"])
+        return over
+
+    def _come_major_with(self, c: Candidate) -> float:
+        share = Counter(self.come_share)
+        n = self.come_questions
+        if c.come:
+            n += 1
+            for label, k in Counter(c.come).items():
+                share[label] += k / len(c.come)
+        return max(share.values()) / n if n else 0.0
+
+
+def _is_bench_image(im: GlyphImage) -> bool:
+    return im.style not in NOT_BENCH_STYLES and not im.source.startswith("lxgw-seal")
+
+
+def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: int) -> dict[str, list[Candidate]]:
+    """The images the selection may take, by pool: ``tracing`` (one traced image per
+    eligible record of an ancient script with no scan), ``scan`` (up to
+    :data:`SCANS_PER_RECORD` scans per eligible record), ``ancient`` (one other image per
+    eligible record of another ancient script) and ``modern`` (one image per eligible
+    楷书 / 简体 record). Each list is ordered by richness, then a seeded hash."""
+    pools: dict[str, list[Candidate]] = {"tracing": [], "scan": [], "ancient": [], "modern": []}
+    for r in records:
+        if not r.images or r.id not in bench_facts or not bench_eligible(bench_facts[r.id]):
+            continue
+        facts = bench_facts[r.id]
+        images = sorted((im for im in r.images if _is_bench_image(im)), key=lambda im: _h(seed, im.id))
+        if not images:
+            continue
+
+        def cand(im: GlyphImage) -> Candidate:
+            return Candidate(r, im, *labels_of(facts), facts.richness)
+
+        scans = [im for im in images if im.style == "scan"]
+        traced = [im for im in images if im.style == "tracing"]
+        if r.script in MODERN_SCRIPTS:
+            pools["modern"].append(cand(images[0]))
+        elif scans:
+            # the pair is trained from its other scans: a tracing of it stays in training
+            pools["scan"].extend(cand(im) for im in scans[:SCANS_PER_RECORD])
+        elif traced:
+            pools["tracing"].append(cand(traced[0]))
+        else:
+            pools["ancient"].append(cand(images[0]))
+    for pool in pools.values():
+        pool.sort(key=lambda c: (-c.richness, _h(seed, c.image.id)))
+    return pools
+
+
+def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[str]) -> list[Candidate]:
+    """Take up to ``n`` candidates of ``pool`` (in its order within a stratum), each time
+    from the (STRC, FORC, COME label mix) stratum that keeps every majority share
+    within :data:`SELECTION_CAPS` (:meth:`Tally.overshoot_with`) and, among those, brings
+    the selection closest to the targets (:meth:`Tally.distance_with`); within the stratum, among its first few
+    candidates, the one whose components carry the current COME majority label least. Updates ``tally``
+    and ``taken_sha``; skips images whose pixels are already taken."""
+    strata: dict[tuple, list[Candidate]] = defaultdict(list)
+    for c in pool:
+        # COME enters the stratum as the candidate's label mix (how many of each label)
+        strata[(c.strc or "", c.forc or "", tuple(sorted(Counter(c.come or ()).items())))].append(c)
+    out: list[Candidate] = []
+    while len(out) < n:
+        heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
+        if not heads:
+            break
+        key, lst = min(heads, key=lambda kv: (tally.overshoot_with(kv[1][0]), tally.distance_with(kv[1][0])))
+        come_major = tally.come_share.most_common(1)[0][0] if tally.come_share else None
+
+        def come_load(c: Candidate) -> float:
+            return (c.come.count(come_major) / len(c.come)) if (c.come and come_major) else 0.0
+
+        best = min(range(min(8, len(lst))), key=lambda i: (come_load(lst[i]), i))
+        c = lst.pop(best)
+        if c.image.sha256 in taken_sha:
+            continue
+        taken_sha.add(c.image.sha256)
+        tally.add(c)
+        out.append(c)
+    return out
+
+
+def _pick_ancient(pools: dict[str, list[Candidate]], cap: int, tally: Tally,
+                  taken_sha: set[str]) -> tuple[list[Candidate], dict]:
+    """The ancient part of the bench: per script :data:`TRACED_BENCH_SHARE` of the
+    traced pairs (rounded up), the scans, one image per other ancient record; scaled down
+    together when they exceed ``cap`` images. Returns the picks and the traced split
+    shares per script (``{script: {"traced_pairs", "bench", "dataset", "bench_share"}}``)."""
+    traced_by_script: dict[str, list[Candidate]] = defaultdict(list)
+    for c in pools["tracing"]:
+        traced_by_script[c.record.script].append(c)
+    quotas = {s: math.ceil(TRACED_BENCH_SHARE * len(v)) for s, v in traced_by_script.items()}
+    want = sum(quotas.values()) + len(pools["scan"]) + len(pools["ancient"])
+    scale = min(1.0, cap / want) if want else 1.0
+    picks: list[Candidate] = []
+    shares = {}
+    for script in sorted(traced_by_script):
+        lst = traced_by_script[script]
+        got = pick_stratified(lst, math.floor(quotas[script] * scale), tally, taken_sha)
+        picks += got
+        shares[script] = {"traced_pairs": len(lst), "bench": len(got), "dataset": len(lst) - len(got),
+                          "bench_share": round(len(got) / len(lst), 4)}
+    # scans: every record's few scans, records round-robin so a cut keeps every class
+    by_rec: dict[str, list[Candidate]] = defaultdict(list)
+    for c in pools["scan"]:
+        by_rec[c.record.id].append(c)
+    n_scan = math.floor(len(pools["scan"]) * scale)
+    for i in range(SCANS_PER_RECORD):
+        for rid in sorted(by_rec):
+            if i < len(by_rec[rid]) and n_scan > 0:
+                got = pick_stratified([by_rec[rid][i]], 1, tally, taken_sha)
+                picks += got
+                n_scan -= len(got)
+    picks += pick_stratified(pools["ancient"], math.floor(len(pools["ancient"]) * scale), tally, taken_sha)
+    return picks, shares
+
+
 def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: int = 0,
            target: int = TARGET_IMAGES) -> BenchPlan:
-    """Choose the bench images and splits.
+    """Choose the bench images and splits (see the module docstring for the rules).
 
     ``records``: all records (their images are the candidates); ``bench_facts``: record id
     -> :class:`~builder.qa.compose.Facts` under the bench profile (records without an entry are
-    not eligible). Deterministic for ``seed``. When fewer eligible images exist than
-    ``target`` the bench is smaller (the report says so). Raises nothing.
+    not eligible); ``target``: the most images the bench may have (its size otherwise
+    follows from the composition rules). Deterministic for ``seed``. Raises nothing.
     """
     plan = BenchPlan()
-    by_id = {r.id: r for r in records}
-    eligible = [r for r in records if r.images and r.id in bench_facts and bench_eligible(bench_facts[r.id])]
-    by_script: dict[str, list[GlyphRecord]] = defaultdict(list)
-    for r in eligible:
-        by_script[r.script].append(r)
-    for lst in by_script.values():
-        lst.sort(key=lambda r: (-bench_facts[r.id].richness, _h(seed, r.id)))
+    pools = candidates(records, bench_facts, seed)
+    tally, taken_sha = Tally(), set()
+    n_ancient_pool = len(pools["tracing"]) + len(pools["scan"]) + len(pools["ancient"])
+    cap = target if not pools["modern"] else max(1, math.floor(target * (1 - MAX_MODERN_SHARE)))
+    ancient, traced_split = _pick_ancient(pools, min(cap, target), tally, taken_sha)
+    if ancient:
+        n_modern = min(target - len(ancient), math.floor(len(ancient) * MAX_MODERN_SHARE / (1 - MAX_MODERN_SHARE)))
+    else:
+        n_modern = target  # no ancient image at all: a regular-script bench (warned)
+    modern = pick_stratified(pools["modern"], max(0, n_modern), tally, taken_sha)
+    chosen = [(c.record, c.image) for c in ancient + modern]
+    n_unseen_chars, n_char_pool = _splits(plan, records, chosen, seed)
+    n_components = _second_component(plan, chosen, bench_facts, seed)
+    plan.withheld_images = _withheld(plan, records, chosen)
+    plan.stats = _stats(plan, target, pools, chosen, tally, traced_split, n_ancient_pool)
+    n_second = plan.stats["second_component_questions"]
+    plan.stats["component_questions_per_image"] = round((n_components + n_second) / max(1, len(chosen)), 3)
+    plan.stats["warnings"] = _warnings(plan, target, pools, n_unseen_chars, n_char_pool)
+    return plan
 
-    chosen: list[tuple[GlyphRecord, GlyphImage]] = []
-    # identical pixels under two code points (a seal font drawing 鳴 and 鸣 alike) would
-    # make two bench items of one image: an image whose pixels are taken is skipped
-    seen_sha: set[str] = set()
 
-    def take(r: GlyphRecord, im: GlyphImage) -> bool:
-        if im.sha256 in seen_sha:
-            return False
-        seen_sha.add(im.sha256)
-        chosen.append((r, im))
-        return True
-
-    def first_image(r: GlyphRecord) -> GlyphImage:
-        return min(r.images, key=lambda im: _h(seed, im.id))
-
-    # 甲骨文: several scans per character, characters round-robin by richness
-    obi = by_script.get("甲骨文", [])
-    obi_quota = min(int(target * OBI_SHARE), sum(min(len(r.images), MAX_OBI_PER_CHARACTER) for r in obi))
-    per = {r.id: sorted(r.images, key=lambda im: _h(seed, im.id))[:MAX_OBI_PER_CHARACTER] for r in obi}
-    n_obi, i = 0, 0
-    while n_obi < obi_quota and any(i < len(v) for v in per.values()):
-        for r in obi:
-            if i < len(per[r.id]) and n_obi < obi_quota:
-                n_obi += take(r, per[r.id][i])
-        i += 1
-    # the other ancient scripts (篆书 and any user-supplied ones): one image per record
-    for script in ANCIENT_SCRIPTS[1:]:
-        quota = int(target * SEAL_SHARE) if script == "篆书" else int(target * SEAL_SHARE / 2)
-        n = 0
-        for r in by_script.get(script, []):
-            if n >= quota:
-                break
-            n += take(r, first_image(r))
-    # regular script and simplified: the rest, richest first, in proportion to what is eligible
-    rest = target - len(chosen)
-    modern = [by_script.get("楷书", []), by_script.get("简体", [])]
-    modern_total = sum(len(x) for x in modern)
-    if modern_total:
-        first = round(rest * len(modern[0]) / modern_total)
-        quotas = [first, rest - first]
-        for lst, q in zip(modern, quotas):
-            n = 0
-            for r in lst:
-                if n >= q:
-                    break
-                n += take(r, first_image(r))
-    chosen = chosen[:target]
-
+def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[GlyphRecord, GlyphImage]],
+            seed: int) -> tuple[int, int]:
+    """Fill ``plan.images`` (without the second-component flag), the unseen characters
+    and the unseen pairs. Returns (unseen characters wanted, candidates for them)."""
     bench_chars = {r.character for r, _ in chosen}
     plan.reserved_characters = set(bench_chars)
     records_by_char: dict[str, list[GlyphRecord]] = defaultdict(list)
-    for r in records:
-        records_by_char[r.character].append(r)
-
-    # unseen characters: bench characters without ancient-script records, preferring
-    # those no other record names as a component or variant (so they do not surface in
-    # training answers either)
     used_elsewhere: Counter = Counter()
     for r in records:
-        for c in r.components:
-            if c.name != r.character:
-                used_elsewhere[c.name] += 1
-        for v in r.variants:
-            if v.form != r.character:
-                used_elsewhere[v.form] += 1
+        records_by_char[r.character].append(r)
+        used_elsewhere.update(c.name for c in r.components if c.name != r.character)
+        used_elsewhere.update(v.form for v in r.variants if v.form != r.character)
+    # unseen characters: bench characters without ancient-script records, preferring those
+    # no other record names as a component or variant (so they do not surface in training)
     n_unseen_chars = round(len(bench_chars) * UNSEEN_CHARACTER_SHARE)
-    candidates = sorted(
-        (c for c in bench_chars if not any(r.script in ANCIENT_SCRIPTS for r in records_by_char[c])),
-        key=lambda c: (used_elsewhere[c] > 0, _h(seed, "unseen-char", c)))
-    plan.unseen_characters = set(candidates[:n_unseen_chars])
-
-    # unseen pairs: those of unseen characters, single-image pairs, then drawn pairs
+    pool = sorted((c for c in bench_chars if not any(r.script in ANCIENT_SCRIPTS for r in records_by_char[c])),
+                  key=lambda c: (used_elsewhere[c] > 0, _h(seed, "unseen-char", c)))
+    plan.unseen_characters = set(pool[:n_unseen_chars])
+    # unseen pairs: bench tracings' pairs, unseen characters' pairs, single-image pairs, drawn pairs
     pairs_in_bench = Counter((r.character, r.script) for r, _ in chosen)
-    bench_image_ids = {im.id for _, im in chosen}
+    bench_ids = {im.id for _, im in chosen}
     for r, im in chosen:
-        key = (r.character, r.script)
-        if r.character in plan.unseen_characters:
-            plan.unseen_glyphs.add(key)
-        elif all(x.id in bench_image_ids for x in r.images):
-            plan.unseen_glyphs.add(key)
-    n_target = math.ceil(len(chosen) * UNSEEN_GLYPH_SHARE)
-    drawable = sorted(
-        (k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in ("楷书", "简体")),
-        key=lambda k: _h(seed, "unseen-glyph", *k))
+        if (im.style == "tracing" or r.character in plan.unseen_characters
+                or all(x.id in bench_ids for x in r.images if x.style != "tracing-augmented")):
+            plan.unseen_glyphs.add((r.character, r.script))
     n_unseen = sum(pairs_in_bench[p] for p in plan.unseen_glyphs)
+    drawable = sorted((k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in MODERN_SCRIPTS),
+                      key=lambda k: _h(seed, "unseen-glyph", *k))
     for k in drawable:
-        if n_unseen >= n_target:
+        if n_unseen >= math.ceil(len(chosen) * UNSEEN_GLYPH_SHARE):
             break
         plan.unseen_glyphs.add(k)
         n_unseen += pairs_in_bench[k]
-
-    # the second component question, ~COMPONENT_RATIO per image
-    n_second = round(len(chosen) * (COMPONENT_RATIO - 1))
-    second_ok = sorted((im.id for r, im in chosen if "COMP_ASPECT" not in bench_facts[r.id].missing),
-                       key=lambda i: _h(seed, "second", i))
-    second = set(second_ok[:n_second])
-
     for r, im in chosen:
         plan.images.append(BenchImage(
             record_id=r.id, image_id=im.id, character=r.character, script=r.script,
             unseen_character=r.character in plan.unseen_characters,
-            unseen_glyph=(r.character, r.script) in plan.unseen_glyphs,
-            second_component=im.id in second))
+            unseen_glyph=(r.character, r.script) in plan.unseen_glyphs))
+    return n_unseen_chars, len(pool)
 
-    # withheld from the dataset
-    withheld = set(bench_image_ids)
+
+def _second_component(plan: BenchPlan, chosen, bench_facts: dict[str, Facts], seed: int) -> int:
+    """Flag images for the second component question, so that the bench has about
+    :data:`COMPONENT_RATIO` component questions per image where its images allow (an
+    image without the shared component question, e.g. an early form no source analyses,
+    gets none). Returns the number of shared component questions."""
+    n_first = sum(1 for r, _ in chosen if "COMP_FULL" not in bench_facts[r.id].missing)
+    n_second = max(0, round(len(chosen) * COMPONENT_RATIO) - n_first)
+    ok = sorted((im.id for r, im in chosen if "COMP_ASPECT" not in bench_facts[r.id].missing
+                 and "COMP_FULL" not in bench_facts[r.id].missing), key=lambda i: _h(seed, "second", i))
+    second = set(ok[:n_second])
+    for b in plan.images:
+        b.second_component = b.image_id in second
+    return n_first
+
+
+def _withheld(plan: BenchPlan, records: list[GlyphRecord], chosen) -> set[str]:
+    """Image ids JieZi-Dataset must not have: bench images; every image of an unseen
+    character or pair; any image with a bench image's pixels, made from a bench image
+    (``derived_from``) or from a bench image's source file (``origin``)."""
+    withheld = {im.id for _, im in chosen}
     bench_sha = {im.sha256 for _, im in chosen}
+    bench_origins = {im.origin for _, im in chosen if im.origin}
     for r in records:
-        if r.character in plan.unseen_characters or (r.character, r.script) in plan.unseen_glyphs:
-            withheld.update(im.id for im in r.images)
-        else:
-            withheld.update(im.id for im in r.images if im.sha256 in bench_sha)
-    plan.withheld_images = withheld
+        whole = r.character in plan.unseen_characters or (r.character, r.script) in plan.unseen_glyphs
+        for im in r.images:
+            if (whole or im.sha256 in bench_sha or im.derived_from in withheld
+                    or (im.origin is not None and im.origin in bench_origins)):
+                withheld.add(im.id)
+    return withheld
 
+
+def source_tracing_leakage(plan: BenchPlan, records: list[GlyphRecord], dataset_image_ids: set[str]) -> dict:
+    """The leakage counts of the source-tracing rule, for the stage report: JieZi-Dataset
+    images made from a bench image (``derived_from``) or from a bench image's source file
+    (``origin``), and JieZi-Dataset images of a bench tracing's (character, script) pair.
+    All must be 0."""
+    bench_ids = {b.image_id for b in plan.images}
+    images = {im.id: (r, im) for r in records for im in r.images}
+    bench = [images[i][1] for i in bench_ids if i in images]
+    origins = {im.origin for im in bench if im.origin}
+    traced_pairs = {(images[i][0].character, images[i][0].script) for i in bench_ids
+                    if i in images and images[i][1].style == "tracing"}
+    in_ds = [images[i] for i in dataset_image_ids if i in images]
+    return {
+        "dataset_images_derived_from_a_bench_image": sum(im.derived_from in bench_ids for _, im in in_ds),
+        "dataset_images_from_a_bench_source_file": sum(bool(im.origin) and im.origin in origins for _, im in in_ds),
+        "dataset_images_of_a_bench_tracing_pair": sum((r.character, r.script) in traced_pairs for r, _ in in_ds),
+    }
+
+
+def _stats(plan: BenchPlan, target: int, pools, chosen, tally: Tally, traced_split: dict,
+           n_ancient_pool: int) -> dict:
+    """The selection's counts for the report (``bench.selection``)."""
     n = len(plan.images)
-    plan.stats = {
+    by_script = Counter(b.script for b in plan.images)
+    modern = sum(by_script[s] for s in MODERN_SCRIPTS)
+    n_traced = sum(v["traced_pairs"] for v in traced_split.values())
+    return {
         "requested_images": target,
-        "eligible_records": len(eligible),
-        "eligible_by_script": {s: len(v) for s, v in sorted(by_script.items())},
+        "eligible_by_pool": {k: len(v) for k, v in pools.items()},
+        "eligible_records": len({c.record.id for v in pools.values() for c in v}),
         "images": n,
-        "characters": len(bench_chars),
-        "by_script": dict(sorted(Counter(b.script for b in plan.images).items())),
+        "characters": len(plan.reserved_characters),
+        "by_script": dict(sorted(by_script.items())),
+        "by_style": dict(sorted(Counter(im.style for _, im in chosen).items())),
+        "by_source": dict(sorted(Counter(im.source.split(":", 1)[0] for _, im in chosen).items())),
+        "modern_share": round(modern / max(1, n), 4),
+        "max_modern_share": MAX_MODERN_SHARE,
+        "traced_split": traced_split,
+        "traced_bench_share": round(sum(v["bench"] for v in traced_split.values()) / max(1, n_traced), 4),
+        "scan_classes": len({r.character for r, im in chosen if im.style == "scan"}),
+        "label_distributions": {k: dict(c.most_common()) for k, c in tally.counts.items()},
+        "come_label_share": {k: round(v / max(1, tally.come_questions), 4) for k, v in tally.come_share.most_common()},
+        "constant_majority": tally.majority(),
+        "target_distribution": TARGET_DISTRIBUTION,
+        "constant_score_caps": CONSTANT_SCORE_CAPS,
         "unseen_characters": len(plan.unseen_characters),
-        "unseen_character_share": round(len(plan.unseen_characters) / max(1, len(bench_chars)), 4),
+        "unseen_character_share": round(len(plan.unseen_characters) / max(1, len(plan.reserved_characters)), 4),
         "unseen_glyph_images": sum(b.unseen_glyph for b in plan.images),
         "unseen_glyph_share": round(sum(b.unseen_glyph for b in plan.images) / max(1, n), 4),
-        "second_component_questions": len(second),
-        "component_questions_per_image": round((n + len(second)) / max(1, n), 3),
-        "withheld_images": len(withheld),
-        "records_considered": len(by_id),
+        "second_component_questions": sum(b.second_component for b in plan.images),
+        "component_questions_per_image": round((n + sum(b.second_component for b in plan.images)) / max(1, n), 3),
+        "withheld_images": len(plan.withheld_images),
+        "ancient_pool": n_ancient_pool,
     }
-    plan.stats["warnings"] = _warnings(plan, target, by_script, n_unseen_chars, len(candidates))
-    return plan
 
 
-def _warnings(plan: BenchPlan, target: int, by_script: dict[str, list[GlyphRecord]],
+def _warnings(plan: BenchPlan, target: int, pools: dict[str, list[Candidate]],
               n_unseen_chars: int, n_candidates: int) -> list[str]:
-    """Plain-language warnings about a bench smaller than requested or with empty splits."""
+    """Plain-language warnings about a bench smaller than requested, without ancient
+    images, over a constant-answer cap, or with empty splits."""
     out: list[str] = []
     n = len(plan.images)
-    eligible = ", ".join(f"{s} {len(v)}" for s, v in sorted(by_script.items())) or "none"
+    eligible = ", ".join(f"{k} {len(v)}" for k, v in pools.items()) or "none"
     if n == 0:
         out.append(f"JieZi-Bench is empty: no record is eligible (each needs every one-per-image question "
                    f"answerable from agreeing bench sources); requested {target} images")
         return out
     if n < target:
-        out.append(f"JieZi-Bench has {n} images, fewer than the {target} requested (--bench-size): "
-                   f"{sum(len(v) for v in by_script.values())} records are eligible (by script: {eligible}) and "
-                   f"the ancient scripts are capped (甲骨文 {OBI_SHARE:.0%}, 篆书 {SEAL_SHARE:.1%}, each other "
-                   f"{SEAL_SHARE / 2:.2%} of the requested size); build over more characters for a larger bench")
+        out.append(f"JieZi-Bench has {n} images, fewer than the {target} requested (--bench-size): its size "
+                   f"follows from the real ancient images (eligible candidates by pool: {eligible}), with regular "
+                   f"script at most {MAX_MODERN_SHARE:.0%} of the bench; build over more characters or add "
+                   f"ancient-script images for a larger bench")
+    if not (pools["tracing"] or pools["scan"] or pools["ancient"]):
+        out.append("JieZi-Bench has no ancient-script image: no eligible tracing or scan; it is regular script only")
+    for k, v in plan.stats.get("constant_majority", {}).items():
+        if v["score"] > CONSTANT_SCORE_CAPS[k]:
+            out.append(f"a constant {k} answer ({v['label']}) scores {v['score']}, above the cap of "
+                       f"{CONSTANT_SCORE_CAPS[k]:.0f}: the eligible labels are too skewed to balance")
     if not plan.unseen_characters:
         why = (f"{len(plan.reserved_characters)} bench characters x {UNSEEN_CHARACTER_SHARE:.1%} rounds to 0"
                if n_unseen_chars == 0
@@ -278,4 +547,85 @@ def _warnings(plan: BenchPlan, target: int, by_script: dict[str, list[GlyphRecor
         out.append(f"split unseen_characters is empty ({why}); it is left out of the published bench")
     if not plan.unseen_glyphs:
         out.append("split unseen_glyphs is empty; it is left out of the published bench")
+    return out
+
+
+def _constant_prediction(subtask: str, label: str, struct: dict) -> str:
+    if subtask == "COME":
+        comps = [{"name": c["name"], "evolution_type": label} for c in struct.get("components", [])]
+        return json.dumps(comps, ensure_ascii=False)
+    return label.replace("+", "、") if subtask == "FORC" else label
+
+
+def balance_report(bench_rows: list[dict]) -> dict:
+    """Label distributions and constant-answer scores of the written bench rows.
+
+    ``bench_rows``: the stage's bench rows (``subtask``, ``metrics``, ``script``,
+    ``answer_struct``). Returns ``{"by_script": images per script, "label_distributions":
+    {SCRC|STRC|FORC|COME: {label: count}}, "constant_majority": {subtask: {"label",
+    "score" (0..100), "questions", "cap", "ok"}}}``, where each score is what answering
+    every question with that subtask's majority label (COME: every gold component with
+    that evolution label) gets from :func:`metrics.acce.core.score`, strict (failures
+    count 0), no BERTScore, no judge. SCRC labels count 简体 as 楷书, as the scorer does.
+    """
+    dist: dict[str, Counter] = {k: Counter() for k in ("SCRC", "STRC", "FORC", "COME")}
+    rows: dict[str, list[dict]] = {k: [] for k in dist}
+    images: dict[str, str] = {}
+    for r in bench_rows:
+        st = r.get("answer_struct") or {}
+        images[r.get("image_id", r.get("id"))] = r.get("script")
+        if r["subtask"] == "SCRC":
+            dist["SCRC"][acce_labels.SCRIPT_SCORING_ALIAS.get(st["script"], st["script"])] += 1
+        elif r["subtask"] == "STRC":
+            dist["STRC"][st["structure"]] += 1
+        elif r["subtask"] == "FORC":
+            dist["FORC"]["+".join(st["formation"])] += 1
+        elif "COME" in r.get("metrics", []) and st.get("components"):
+            dist["COME"].update(c.get("evolution_type") or "" for c in st["components"])
+        else:
+            continue
+        rows["COME" if r["subtask"] not in dist else r["subtask"]].append(r)
+    majority = {}
+    for k, c in dist.items():
+        if not c:
+            continue
+        scored = []
+        for label in [x for x, _ in c.most_common(3) if x]:  # the commonest labels: the best constant is among them
+            preds = [_constant_prediction(k, label, r["answer_struct"]) for r in rows[k]]
+            res = score(preds, [r["answer_struct"] for r in rows[k]], [[k]] * len(preds),
+                        settings={"bertscore": False, "progress": False}, judge=False)
+            scored.append((res[k] if res[k] is not None else 0.0, label))
+        best, label = max(scored)
+        majority[k] = {"label": label, "score": round(best, 1), "questions": len(rows[k]),
+                       "cap": CONSTANT_SCORE_CAPS[k], "ok": best <= CONSTANT_SCORE_CAPS[k]}
+    return {"by_script": dict(sorted(Counter(images.values()).items())),
+            "label_distributions": {k: dict(c.most_common()) for k, c in dist.items() if c},
+            "constant_majority": majority}
+
+
+def baseline_results(out_dir) -> dict:
+    """Per-script scores of the baseline runs of ``jiezi eval`` saved in a build folder:
+    every ``OUT/eval/<name>/results.json`` (format ``jiezi-eval-results/1``) whose model is
+    a baseline (``retrieval``) and that scored the ``all`` config's ``test`` split. Returns
+    ``{name: {"spec", "rows", "metrics": [metric keys], "overall": {metric: 0..100 | None},
+    "by_script": {script: {metric: 0..100 | None}}}}`` (``{}`` when there is none; a file
+    that is not valid JSON is left out). Read only: the runs are the harness's output."""
+    out: dict[str, dict] = {}
+    for path in sorted(Path(out_dir).glob("eval/*/results.json")):
+        try:
+            res = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        spec = str((res.get("model") or {}).get("spec", ""))
+        bench = res.get("bench") or {}
+        if spec != "retrieval" or bench.get("config", "all") != "all" or bench.get("split", "test") != "test":
+            continue
+        scores = res.get("scores") if isinstance(res.get("scores"), dict) else res
+        by_script = (scores.get("breakdown") or {}).get("script") or {}
+        metrics = [m for m in acce_labels.METRICS if scores.get(m) is not None]
+        out[path.parent.name] = {
+            "spec": spec, "rows": bench.get("rows"), "metrics": metrics,
+            "overall": {m: scores.get(m) for m in metrics},
+            "by_script": {s: {m: cells.get(m) for m in metrics} for s, cells in sorted(by_script.items())},
+        }
     return out

@@ -523,6 +523,8 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                        qa_dir / "dataset.jsonl.tmp", qa_counts)
     os.replace(qa_dir / "dataset.jsonl.tmp", qa_dir / "dataset.jsonl")
     leakage, bench_comp = _leakage(qa_dir, plan, bench_rows, ds)
+    leakage.update(bench_mod.source_tracing_leakage(
+        plan, records, {row["id"] for row in read_jsonl(qa_dir / "dataset.jsonl")}))
     _atomic_write(qa_dir / "bench.jsonl",
                   lambda fh: [fh.write(json.dumps(r, ensure_ascii=False) + "\n") for r in bench_rows])
     n_records, quoting = _write_gallery(qa_dir, records, plan, ds)
@@ -542,6 +544,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                     "duan_entries_loaded": len(duan), "inherited_values_removed": inherited},
         "seconds": round(time.perf_counter() - t0, 1),
     }
+    report["bench"]["balance"] = bench_mod.balance_report(bench_rows)
     _atomic_write(qa_dir / "report.json", lambda fh: json.dump(report, fh, ensure_ascii=False, indent=1))
     _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
     report["cached"] = False

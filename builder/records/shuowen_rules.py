@@ -221,7 +221,7 @@ def analyse(text: str, head: str | None = None, *, rule_prefix: str = "shuowen",
         sents = sentences(text)
     scan = _Scan(rule_prefix, {c for c in (head, *also) if c})
     for si, sent in enumerate(sents):
-        if QUOTED_VIEW.match(sent) and (comps or res.formation is not None):
+        if QUOTED_VIEW.match(sent) and scan.comps:
             break  # what follows is the quoted scholar's analysis (耿: 杜林說)
         if sent.startswith(NOT_ANALYSIS):
             continue

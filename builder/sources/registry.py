@@ -87,6 +87,9 @@ class Source:
     manifest_sha256: str | None = None
     required: bool = True
     description: str = ""
+    # (local prefix, upstream prefix) for manifest-listed files kept under another folder
+    # upstream (commons-ancient: local "svg/" = upstream "public/ancient/")
+    manifest_upstream: tuple[str, str] | None = None
 
     def raw_url(self, file: SourceFile) -> str:
         """The download URL of one file at the pinned commit."""
@@ -106,7 +109,12 @@ class Source:
         """
         if not self.manifest:
             return ()
-        return _read_manifest(self.name, self.manifest, self.manifest_sha256)
+        files = _read_manifest(self.name, self.manifest, self.manifest_sha256)
+        if self.manifest_upstream:
+            local, upstream = self.manifest_upstream
+            files = tuple(SourceFile(f.path, f.sha256, upstream + f.path[len(local):])
+                          if f.path.startswith(local) else f for f in files)
+        return files
 
     def all_files(self) -> tuple[SourceFile, ...]:
         """Registered files plus manifest-listed files."""
@@ -224,6 +232,25 @@ REGISTRY: dict[str, Source] = {s.name: s for s in [
             SourceFile("OFL.txt", "014c5eec8e93d9deb222d0a47b4f44668f2f63b14f27448dcf468f52fd0cf910"),
             SourceFile("README.md", "9784c4b1e42c1b928c0c5f58e407e8525f65ba30d7b7570cb86e8a9d48a243f2"),
         ),
+    ),
+    Source(
+        # 359 traced SVGs (212 金文, 140 甲骨文, 7 篆书) of the Wikimedia Commons "Ancient Chinese
+        # characters project" (public domain), as kept in a deck app's public/ancient/ folder;
+        # the manifest's hashes are those of shared/sources/commons-ancient/files.tsv
+        name="commons-ancient",
+        url="https://github.com/ethan-adams/mandarin-practice/tree/71d44f459c4302a33741f81325e2f06a1a23c589/public/ancient",
+        repo="ethan-adams/mandarin-practice", commit="71d44f459c4302a33741f81325e2f06a1a23c589",
+        licence="public domain (PD-ancient-script, Wikimedia Commons Ancient Chinese characters project)",
+        description="traced oracle-bone, bronze and small-seal glyph outlines (SVG)",
+        files=(
+            SourceFile("manifest.json", "a3b2e5e87aa0e83d6a124e334ea73ad5eca58d541d64274997e0f234fb5579d9",
+                       "public/ancient/manifest.json"),
+            SourceFile("README.upstream.md", "cd32f8ab1d821328587933b788602c8c292b33f8de0066db2938560ccf78cc85",
+                       "public/ancient/README.md"),
+        ),
+        manifest="commons-ancient.sha256.txt",
+        manifest_sha256="588c3afab56c302d7f471f6a698ad669ed3ceaf409188cf89d5a6a5df98cf3be",
+        manifest_upstream=("svg/", "public/ancient/"),
     ),
     Source(
         name="jiezi-official-samples",
