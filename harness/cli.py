@@ -158,22 +158,40 @@ def submit_command(
                                            help="The run's results.json (default: the one beside the predictions); "
                                                 "its model, prompt, decoding and bench revision go into the row."),
     revision: Optional[str] = typer.Option(None, "--revision", help="Revision of a Hub repo-id bench of a new board."),
+    scoring: Optional[str] = typer.Option(None, "--scoring",
+                                          help="A `--protocol paper` run: reference (the authors' scorer) | jiezi | "
+                                               "both (one row each); default the run's (reference)."),
 ) -> None:
-    """Validate, score and store a submission (one immutable row per distinct content)."""
-    try:
-        row = submit_file(predictions, model_name, meta, board, results, bench=bench, bertscore_model=bertscore_model,
-                          judge=judge, progress=True, revision=revision)
-    except (SubmissionError, BenchError) as exc:
-        typer.echo(f"submission rejected: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    """Validate, score and store a submission (one immutable row per distinct content and,
+    for a `jiezi eval --protocol paper` run, scoring mode)."""
+    if scoring not in (None, "reference", "jiezi", "both"):
+        typer.echo(f"submission rejected: --scoring {scoring!r}: expected reference, jiezi or both", err=True)
+        raise typer.Exit(2)
+    for mode in (("reference", "jiezi") if scoring == "both" else (scoring,)):
+        try:
+            row = submit_file(predictions, model_name, meta, board, results, bench=bench,
+                              bertscore_model=bertscore_model, judge=judge, progress=True, revision=revision,
+                              scoring=mode)
+        except (SubmissionError, BenchError) as exc:
+            typer.echo(f"submission rejected: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        _report_submission(row)
+
+
+def _report_submission(row) -> None:
+    """One submitted row in words: added or already there, its protocol and scoring."""
     failed = row.details.get("empty_or_failed") or 0
     if failed:
         typer.echo(f"warning: {failed} of {row.details.get('n_predictions')} predictions have no output "
                    "(errors or empty answers); they score 0", err=True)
+    how = f"protocol {row.protocol}, scoring {row.scoring}"
+    if row.protocol == "paper":
+        counts = row.details.get("counts") or {}
+        how += f"; {counts.get('failures', 0)} of {counts.get('samples', '?')} replies without JSON count 0"
     if row.created:
-        typer.echo(f"added row {row.id[:12]} ({row.model_name}): macro {_fmt(row.scores.get('macro'))}")
+        typer.echo(f"added row {row.id[:12]} ({row.model_name}): macro {_fmt(row.scores.get('macro'))} ({how})")
     else:
-        typer.echo(f"already on the board as row {row.id[:12]} ({row.model_name}); nothing added")
+        typer.echo(f"already on the board as row {row.id[:12]} ({row.model_name}, {how}); nothing added")
 
 
 @leaderboard_app.command("verify")
@@ -236,6 +254,9 @@ def _print_board(rows: list, title: str) -> None:
         missing = [m.replace("EVOI_", "") for m in labels.METRICS if row.scores.get(m) is None]
         if missing:
             notes.append(f"macro over {len(labels.METRICS) - len(missing)}/11 (no {', '.join(missing)})")
+        failures = (row.details.get("counts") or {}).get("failures") if row.protocol == "paper" else None
+        if failures and row.source == "submitted":
+            notes.append(f"{failures} replies without JSON (count 0)")
         if row.details.get("empty_or_failed"):
             notes.append(f"{row.details['empty_or_failed']} of {row.details.get('n_predictions')} unanswered")
         if not row.details.get("comparable_to_paper", True):

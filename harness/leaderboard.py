@@ -34,6 +34,12 @@ Lines, one object per bench row of the board's config/split, each id exactly onc
 fields ``id`` (string, required), ``output`` (string or null, required), and optionally
 ``parsed`` (object or null), ``latency_s`` (number or null), ``error`` (string or null);
 no other field; plain JSON only (no NaN/Infinity, no duplicate keys).
+
+A ``jiezi eval --protocol paper`` run (issue 13) submits the same way with one line per
+bench image (``id`` = image id): :func:`submit_paper` re-scores it with
+``metrics.acce.paper.score_paper`` in the run's scoring mode (``reference`` | ``jiezi``) and
+stores it as a ``paper`` row of that scoring; :func:`table` ranks rows only within one
+(protocol, scoring) group and :func:`verify` re-scores a paper row the same way.
 """
 
 from __future__ import annotations
@@ -53,9 +59,19 @@ from pathlib import Path
 
 from confusable_homoglyphs.confusables import confusables_data
 
-from harness.bench import META_COLUMNS, bench_identity, fingerprint, image_sizes, load_bench, resolve_revision
+from harness.bench import (
+    META_COLUMNS,
+    BenchError,
+    bench_identity,
+    fingerprint,
+    image_sizes,
+    load_bench,
+    resolve_revision,
+)
+from harness.protocol_paper import load_paper_images
 from harness.scoring import make_judge, resolve_bertscore_model, score_rows, scorer_settings
 from metrics.acce import labels
+from metrics.acce.paper import score_paper
 
 log = logging.getLogger(__name__)
 
@@ -497,8 +513,13 @@ def run_record(results: dict | None, board: Board) -> dict:
 def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
            bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
            progress: bool = False, results: dict | None = None, revision: str | None = None,
-           bertscore: bool = True) -> Row:
+           bertscore: bool = True, protocol: str | None = None, scoring: str | None = None) -> Row:
     """Validate, score and store one submission; returns its :class:`Row`.
+
+    ``protocol``: how the answers were asked (:func:`submission_protocol`: given, the run's,
+    or read from the file's ids); a ``paper`` file (one reply per image) goes to
+    :func:`submit_paper` and is scored in ``scoring`` (:func:`paper_scoring`); a
+    per-question file is scored by this project's scorer (``scoring`` None or ``jiezi``).
 
     ``results``: the run's ``results.json`` (see :func:`run_record`), stored in the row as
     ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`);
@@ -526,6 +547,12 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading
         raise SubmissionError(f"the file is {len(file_bytes) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
     board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge, revision=revision)
+    if submission_protocol(file_bytes, results, board, protocol) == "paper":
+        return submit_paper(file_bytes, name, meta, board, results=results, scoring=scoring, progress=progress,
+                            bertscore=bertscore)
+    if scoring not in (None, "jiezi"):
+        raise SubmissionError(f"scoring {scoring!r} applies to the paper's protocol (one reply per image); "
+                              "per-question answers are scored with this project's scorer (jiezi)")
     run = run_record(results, board)
     bench_rows = _bench_rows(board)
     rows = validate_predictions(file_bytes, [r["id"] for r in bench_rows], max_bytes=board.config.get("max_bytes", max_bytes))
@@ -633,7 +660,8 @@ def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance
 
     ``ref``: see :func:`find_row`. Checks that the predictions file still has the row's
     content id, that the bench is unchanged (fingerprint), and that each of the eleven
-    metrics, L1..L4 and macro re-scored with the board's settings equals the stored value
+    metrics, L1..L4 and macro re-scored with the board's settings (a paper-protocol row: in
+    its scoring mode, :func:`verify_paper`) equals the stored value
     within ``tolerance`` (points on 0-100; None must stay None). Returns ``{"row", "model_name",
     "ok", "content_ok", "checked", "differences": {metric: [stored, recomputed]},
     "scores"}``. Raises :class:`SubmissionError` when the row, its predictions or the board
@@ -648,6 +676,8 @@ def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance
     preds = board.path / "predictions" / f"{row.id}.jsonl"
     if not preds.is_file():
         raise SubmissionError(f"row {row.id[:12]} ({row.model_name}): its predictions {preds} are missing")
+    if row.protocol == "paper":
+        return verify_paper(board, row, preds, progress=progress, tolerance=tolerance)
     bench_rows = _bench_rows(board)
     rows = validate_predictions(preds.read_bytes(), [r["id"] for r in bench_rows],
                                 max_bytes=board.config.get("max_bytes", MAX_BYTES))
@@ -733,3 +763,174 @@ def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[R
         return (order, group, r.scores.get("macro") is None, -computed, -(r.scores.get("macro") or 0.0))
 
     return sorted(rows, key=rank)
+
+
+# ------------------------------------------------------------- the paper's protocol (issue 13)
+SCORINGS = ("reference", "jiezi")
+
+
+def submission_protocol(file_bytes: bytes, results: dict | None, board: Board, protocol: str | None = None) -> str:
+    """``"paper"`` or ``"per-question"``: how the submitted answers were asked.
+
+    ``protocol`` when given; else the run's ``results.json`` (``protocol``); else read from
+    the file: a first id that is a bench image id (and not a question id, which names its
+    image and kind, ``<image_id>:<KIND>``) marks a ``jiezi eval --protocol paper`` file (one
+    reply per image). Raises :class:`SubmissionError` for another protocol name."""
+    if protocol is None and isinstance(results, dict):
+        protocol = results.get("protocol")
+    if protocol is None:
+        protocol = "per-question"
+        first = next((line for line in file_bytes[:1_000_000].splitlines() if line.strip()), b"")
+        try:
+            first_id = json.loads(first).get("id")
+        except (ValueError, AttributeError, UnicodeDecodeError):
+            first_id = None  # validation names the bad line later
+        if isinstance(first_id, str) and ":" not in first_id:
+            image_ids = {r["image_id"] for r in _bench_rows(board)}
+            protocol = "paper" if first_id in image_ids else protocol
+    if protocol not in ("paper", "per-question"):
+        raise SubmissionError(f"the run's protocol {protocol!r} is not known: expected 'paper' or 'per-question'")
+    return protocol
+
+
+def paper_scoring(scoring: str | None, results: dict | None) -> str:
+    """The scoring mode of a paper-protocol row: ``scoring`` when given, else the run's
+    headline (``results.json`` ``scoring``), else ``"reference"`` (the authors' scorer, the
+    paper's Table 10). Raises :class:`SubmissionError` for another name."""
+    scoring = scoring or (results.get("scoring") if isinstance(results, dict) else None) or "reference"
+    if scoring not in SCORINGS:
+        raise SubmissionError(f"scoring {scoring!r} is not known: expected one of {list(SCORINGS)}")
+    return scoring
+
+
+def paper_row_id(rows: list[dict], scoring: str) -> str:
+    """The id of a paper-protocol row: SHA-256 (hex) of the protocol, the scoring mode and
+    :func:`content_id`, so the same replies scored both ways are two rows and never share an
+    id with a per-question row."""
+    return hashlib.sha256(f"protocol=paper\nscoring={scoring}\n{content_id(rows)}\n".encode()).hexdigest()
+
+
+def _paper_images(board: Board) -> dict:
+    """The board's bench, one row per image (``harness.protocol_paper.load_paper_images`` at
+    the board's revision): ``ids``, ``references`` (eight-field dicts) and ``fingerprint``
+    of the image rows. Raises :class:`SubmissionError` when the bench changed since the
+    board was created or has no image references."""
+    _bench_rows(board)  # the per-question rows' fingerprint: the board's bench is unchanged
+    try:
+        ds, _ = load_paper_images(board.bench["source"], board.bench["split"], revision=board.bench.get("revision"))
+    except (BenchError, ValueError, OSError) as exc:
+        raise SubmissionError(f"the board's bench {board.bench['source']} cannot be read one row per image for the "
+                              f"paper's protocol: {exc}") from exc
+    return {"ids": ds["image_id"], "references": [json.loads(r) for r in ds["reference"]], "fingerprint": fingerprint(ds)}
+
+
+def _score_paper(board: Board, rows: list[dict], images: dict, scoring: str, progress: bool,
+                 bertscore: bool = True) -> dict:
+    """``metrics.acce.paper.score_paper`` of the replies in bench image order with the
+    board's BERTScore model and judge; the row's scores are the strict figures
+    (``with_failures``: a reply without JSON counts 0, ACCE.md section 2), L1..L4 and macro
+    their level means (:func:`level_scores`); ``bertscore`` False leaves ORIM and COMI out."""
+    settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress, bertscore=bertscore)
+    judge = make_judge(board.scorer.get("judge"))
+    by_id = {r["id"]: r.get("output") for r in rows}
+    res = score_paper([by_id[i] for i in images["ids"]], images["references"], mode=scoring, settings=settings,
+                      judge=judge)
+    scores = {m: res[m]["with_failures"] for m in labels.METRICS}
+    scores.update(level_scores(scores))
+    return {"result": res, "scores": scores, "bertscore": record}
+
+
+def _paper_run_record(results: dict | None, board: Board, images: dict) -> dict:
+    """:func:`run_record` of a paper-protocol run: its results.json must be of the board's
+    bench read one row per image (the image rows' fingerprint); adds the run's ``prompt``
+    record (file and SHA-256 of the prompt text) and ``scoring``."""
+    view = Board(board.path, {**board.config, "bench": {**board.bench, "fingerprint": images["fingerprint"]}})
+    run = run_record(results, view)
+    if results is not None:
+        if results.get("protocol") != "paper":
+            raise SubmissionError(f"the run's results.json is of protocol {results.get('protocol')!r}, but the "
+                                  "predictions hold one reply per bench image (protocol 'paper')")
+        run.update(prompt=results.get("prompt"), scoring=results.get("scoring"))
+    return run
+
+
+def _store(board: Board, row: Row, rows: list[dict]) -> Row:
+    """Write a new row and its predictions (exclusive create); the row already stored
+    (same content arrived concurrently) when it exists."""
+    preds = "".join(json.dumps({k: r.get(k) for k in ALLOWED_FIELDS if k in r}, ensure_ascii=False) + "\n"
+                    for r in rows)
+    _write_exclusive(board.path / "predictions" / f"{row.id}.jsonl", preds)
+    data = row.to_dict()
+    data.pop("created")
+    row_path = board.path / "submissions" / f"{row.id}.json"
+    if not _write_exclusive(row_path, json.dumps(data, ensure_ascii=False, indent=1) + "\n"):
+        existing = load_row(row_path)
+        existing.created = False
+        return existing
+    return row
+
+
+def submit_paper(file_bytes: bytes, name: str, meta: dict, board: Board, *, results: dict | None = None,
+                 scoring: str | None = None, progress: bool = False, bertscore: bool = True) -> Row:
+    """Validate, score and store a ``jiezi eval --protocol paper`` submission (one reply per
+    bench image, ``id`` = image id): re-scored with ``score_paper`` in ``scoring``
+    (:func:`paper_scoring`) and stored as a row of ``protocol="paper"`` and that scoring,
+    ranked only with rows asked and scored the same way (the paper's rows are paper +
+    reference). ``name`` / ``meta`` are already checked (:func:`submit` calls this);
+    ``bertscore``: as in :func:`submit` (kept in ``details["bertscore"]["computed"]`` so
+    :func:`verify_paper` re-scores the same way).
+    ``details`` hold the success means (``lenient``), ``FORC_partial``, the reply ``counts``
+    (samples, failures = replies without a JSON object) and the image rows' fingerprint.
+    Raises :class:`SubmissionError` in plain words."""
+    scoring = paper_scoring(scoring, results)
+    images = _paper_images(board)
+    run = _paper_run_record(results, board, images)
+    rows = validate_predictions(file_bytes, images["ids"], max_bytes=board.config.get("max_bytes", MAX_BYTES))
+    if not any(r.get("output") for r in rows):
+        raise SubmissionError(f"all {len(rows)} replies are empty or failed (no 'output'); there is nothing to score. "
+                              "Rerun `jiezi eval --protocol paper` to ask the failed images again.")
+    sid = paper_row_id(rows, scoring)
+    row_path = board.path / "submissions" / f"{sid}.json"
+    if row_path.exists():
+        existing = load_row(row_path)
+        existing.created = False
+        return existing
+    scored = _score_paper(board, rows, images, scoring, progress, bertscore)
+    res = scored["result"]
+    details = {
+        "n_predictions": len(rows),
+        "empty_or_failed": sum(1 for r in rows if not r.get("output")),
+        "lenient": {m: res[m]["success_mean"] for m in labels.METRICS},
+        "FORC_partial": res["FORC_partial"]["with_failures"],
+        "FORC_partial_success_mean": res["FORC_partial"]["success_mean"],
+        "counts": res["counts"],
+        "not_computed": res["not_computed"],
+        "bench": {**board.bench, "images": len(images["ids"]), "images_fingerprint": images["fingerprint"]},
+        "bertscore": {**scored["bertscore"], "scored_by": _scored_by(res), "computed": bertscore},
+        "scorer_settings": res.get("settings"),
+        "comparable_to_paper": bool(scored["bertscore"].get("comparable_to_paper")),
+        "run": run,
+    }
+    row = Row(id=sid, model_name=name, source="submitted", scores=scored["scores"], meta=meta,
+              submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), details=details,
+              protocol="paper", scoring=scoring)
+    return _store(board, row, rows)
+
+
+def verify_paper(board: Board, row: Row, preds: Path, *, progress: bool = False, tolerance: float = 1e-4) -> dict:
+    """:func:`verify` of a paper-protocol row: its replies re-scored with ``score_paper`` in
+    the row's scoring mode and the board's settings; same result keys as :func:`verify`."""
+    images = _paper_images(board)
+    rows = validate_predictions(preds.read_bytes(), images["ids"], max_bytes=board.config.get("max_bytes", MAX_BYTES))
+    bertscore = (row.details.get("bertscore") or {}).get("computed", True)
+    recomputed = _score_paper(board, rows, images, row.scoring, progress, bertscore)["scores"]
+    differences = {}
+    for m, new in recomputed.items():
+        old = row.scores.get(m)
+        same = (old is None and new is None) or (
+            old is not None and new is not None and abs(float(old) - float(new)) <= tolerance)
+        if not same:
+            differences[m] = [old, new]
+    content_ok = paper_row_id(rows, row.scoring) == row.id
+    return {"row": row.id, "model_name": row.model_name, "ok": content_ok and not differences,
+            "content_ok": content_ok, "checked": len(recomputed), "differences": differences, "scores": recomputed}

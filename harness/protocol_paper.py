@@ -32,7 +32,14 @@ import datasets
 from builder.publish.read import load_hub_layout
 from harness import prompts
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
-from harness.bench import BenchError, default_gallery, fingerprint, load_bench
+from harness.bench import (
+    BenchError,
+    bench_identity,
+    default_gallery,
+    fingerprint,
+    load_bench,
+    resolve_revision,
+)
 from harness.official import is_official_bench, read_official_bench
 from harness.predlog import PredictionLog, atomic_write_json
 from harness.retrieval import embed_images
@@ -45,10 +52,13 @@ IMAGE_COLUMNS = ("image", "image_id", "character", "script", "reference", "unsee
 FAIL_FAST_AFTER = 20  # first replies all failing: stop (wrong URL, server down)
 
 
-def load_paper_images(bench: str | Path, split: str = "test", limit: int | None = None) -> tuple[datasets.Dataset, dict]:
+def load_paper_images(bench: str | Path, split: str = "test", limit: int | None = None, *,
+                      revision: str | None = None) -> tuple[datasets.Dataset, dict]:
     """One row per bench image (``IMAGE_COLUMNS``; ``reference`` is JSON text in the eight
     official field names) and a record of where it came from (``layout``, ``problems``).
 
+    ``revision``: the commit of a Hub repo-id bench to read (resolve a branch or tag first
+    with ``harness.bench.resolve_revision`` so every read is pinned); None for a folder.
     Raises ``harness.bench.BenchError`` when the bench cannot be read."""
     if is_official_bench(bench):
         rows, problems = read_official_bench(bench)
@@ -62,20 +72,20 @@ def load_paper_images(bench: str | Path, split: str = "test", limit: int | None 
         }).cast_column("image", datasets.Image())
         info = {"layout": "official", "problems": problems}
     else:
-        ds, info = _hub_images(bench, split)
+        ds, info = _hub_images(bench, split, revision)
     if limit is not None and limit < len(ds):
         ds = ds.select(range(limit))
     return ds, info
 
 
-def _hub_images(bench: str | Path, split: str) -> tuple[datasets.Dataset, dict]:
+def _hub_images(bench: str | Path, split: str, revision: str | None = None) -> tuple[datasets.Dataset, dict]:
     try:
-        ds = load_hub_layout(bench, "images", split)
+        ds = load_hub_layout(bench, "images", split, revision=revision)
         if all(c in ds.column_names for c in IMAGE_COLUMNS):
             return ds.select_columns(list(IMAGE_COLUMNS)), {"layout": "hub:images", "problems": []}
     except Exception:  # a bench without the images config: fold its question rows
         pass
-    rows = load_bench(bench, "all", split)
+    rows = load_bench(bench, "all", split, revision=revision)
     metas = rows.select_columns(["image_id", "answer_struct"]).to_list()
     first: dict[str, int] = {}
     structs: dict[str, list] = {}
@@ -85,6 +95,15 @@ def _hub_images(bench: str | Path, split: str) -> tuple[datasets.Dataset, dict]:
     ds = rows.select(list(first.values())).select_columns([c for c in IMAGE_COLUMNS if c != "reference"])
     refs = [json.dumps(official_reference(structs[iid]), ensure_ascii=False) for iid in first]
     return ds.add_column("reference", refs), {"layout": "hub:questions folded by image", "problems": []}
+
+
+def _bench_identity(bench: str | Path, revision: str | None, layout: str) -> dict:
+    """``harness.bench.bench_identity`` (source, the resolved ``revision``, the content
+    fingerprint of a Hub-layout folder); a folder in the authors' layout has no parquet
+    files to fingerprint: its image rows' fingerprint (results ``bench.fingerprint``) pins it."""
+    if layout == "official":
+        return {"source": str(bench), "revision": None, "content_fingerprint": None}
+    return bench_identity(bench, revision)
 
 
 def paper_messages(image, text: str, *, system: bool) -> list[dict]:
@@ -238,7 +257,9 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
     protocol and write ``run.json``, ``predictions.jsonl`` and ``results.json`` (module doc).
 
     Returns the results dict. ``opts.strategy`` and ``opts.paraphrases`` must be the
-    defaults (the paper's protocol has one fixed request). Raises ``RuntimeError`` /
+    defaults (the paper's protocol has one fixed request). ``opts.revision`` pins a Hub
+    repo-id bench to one commit (``harness.bench.resolve_revision``), read for every image
+    and recorded in results.json ``bench.revision`` and run.json. Raises ``RuntimeError`` /
     ``harness.bench.BenchError`` / ``ValueError`` with the cause; one failed image is
     recorded and counted as a failure, not raised.
     """
@@ -247,7 +268,10 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
         raise ValueError("--protocol paper sends one fixed request per image: --strategy and --paraphrases do not apply")
     spec = parse_model_spec(opts.model)
     prompt, prompt_record = prompts.paper_prompt(prompt_file)
-    ds, bench_info = load_paper_images(opts.bench, opts.split, opts.limit)
+    # one commit for every read of this run; a folder (Hub or the authors' layout) has none
+    revision = resolve_revision(opts.bench, opts.revision)
+    ds, bench_info = load_paper_images(opts.bench, opts.split, opts.limit, revision=revision)
+    bench_info["identity"] = _bench_identity(opts.bench, revision, bench_info["layout"])
     bench_fp = fingerprint(ds)
     ids = ds["image_id"]
     if len(set(ids)) != len(ids):
@@ -259,6 +283,7 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
     answerer = _Answerer(opts, spec, ds, prompt, prompt_file is not None)
     prompted = BACKENDS[spec.kind].prompted
     _check_identity(output, {"protocol": "paper", "model": f"{spec.kind}:{spec.name}", "bench_fingerprint": bench_fp,
+                             **({"bench_revision": revision} if revision else {}),
                              "split": opts.split, "prompt": prompt_record if prompted else None,
                              "max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature})
     log = PredictionLog(output / "predictions.jsonl")
@@ -296,7 +321,7 @@ def _results(opts, spec, answerer, bench_info, bench_fp, ds, prompt_record, both
     return {
         "format": RESULTS_FORMAT, "protocol": "paper", "scoring": "reference",
         "model": {"spec": str(spec), **answerer.backend.settings()},
-        "bench": {"source": str(opts.bench), "layout": bench_info["layout"], "split": opts.split,
+        "bench": {**bench_info["identity"], "layout": bench_info["layout"], "split": opts.split,
                   "fingerprint": bench_fp, "images": len(ids), "rows": len(ids), "limit": opts.limit,
                   "problems": bench_info["problems"]},
         "prompt": prompt_record if BACKENDS[spec.kind].prompted else None,

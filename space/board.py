@@ -39,7 +39,9 @@ SUBMIT_HELP = (
     "Upload the `predictions.jsonl` that `jiezi eval` writes: UTF-8 JSON Lines, one object per JieZi-Bench "
     "question with `id` and `output` (optional `parsed`, `latency_s`, `error`), every bench id exactly once. "
     "It is validated, scored with the board's fixed scorer settings and stored as one row (the same answers "
-    "submitted twice stay one row). Largest file: {limit} MB. The same as "
+    "submitted twice stay one row). The predictions of `jiezi eval --protocol paper` (one line per bench image, "
+    "the eight-field JSON reply) are accepted too: scored with the authors' scorer (reference) and ranked only "
+    "with rows of the same protocol and scoring, such as the paper's. Largest file: {limit} MB. The same as "
     "`jiezi leaderboard submit predictions.jsonl --model-name NAME`."
 )
 # Form fields of the submit tab -> harness metadata keys.
@@ -234,7 +236,8 @@ def submit(config, data: bytes | None, model_name: str, form_meta: dict | None, 
         return (f"✓ These predictions are already on the board as **{_escape(row.model_name)}** ({score}, "
                 f"row `{row.id[:12]}`); nothing was added.")
     return (f"✓ **Added**: **{_escape(row.model_name)}**, {score} (row `{row.id[:12]}`, bench "
-            f"{_escape(bench_label(row))}), validated and scored in {seconds:.1f} s.")
+            f"{_escape(bench_label(row))}, protocol {row.protocol}, scoring {row.scoring}), validated and scored in "
+            f"{seconds:.1f} s.")
 
 
 def _escape(text: str) -> str:

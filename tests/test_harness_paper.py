@@ -8,13 +8,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import datasets
 import pytest
 from harness_fixtures import build_hub_folders
+from typer.testing import CliRunner
 
 from harness import leaderboard as lb
 from harness.backends import image_data_url
@@ -27,6 +30,7 @@ from harness.official import (
 from harness.prompts import PAPER_PROMPT
 from harness.protocol_paper import evaluate_paper, load_paper_images
 from harness.run import EvalOptions
+from jiezi_cli import app
 from metrics.acce.paper import REFERENCE_FIELDS
 
 
@@ -253,3 +257,138 @@ def test_space_board_ranks_within_a_protocol(tmp_path):
     assert "per-question protocol" in mine["bench"] and "jiezi scoring" in mine["bench"]
     assert mine["#"] == "b1"  # ranked apart from the paper's rows, however high its macro
     assert set(frame.loc[frame["source"] == space_board.PAPER, "bench"]) == {space_board.PAPER_BENCH}
+
+
+# ------------------------------------------------------- paper runs on the leaderboard (issue 13)
+def _paper_run(hub, root: Path, server_url: str) -> Path:
+    """A board's bench beside an openai: paper run answered by ``server_url``."""
+    shutil.copytree(hub["bench"], root / "jiezi-bench")
+    run = root / "eval" / "paper"
+    evaluate_paper(_opts(hub, run, f"openai:tiny-vl@{server_url}", bench=str(root / "jiezi-bench")))
+    return run
+
+
+def test_a_paper_run_is_a_board_row_of_its_protocol_and_scoring(hub, tmp_path, monkeypatch):
+    monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
+    ds, _ = load_paper_images(hub["bench"])
+    replies = {_png_hash(r["image"]): r["reference"] for r in ds}
+    replies[_png_hash(ds[0]["image"])] = "我不知道这个字。"  # one reply without JSON: a failure
+    server = PaperServer(replies)
+    try:
+        run = _paper_run(hub, tmp_path, server.url)
+    finally:
+        server.close()
+    results = json.loads((run / "results.json").read_text("utf-8"))
+    board = tmp_path / "leaderboard"
+    runner = CliRunner()
+    res = runner.invoke(app, ["leaderboard", "submit", str(run / "predictions.jsonl"), "--model-name", "perfect-but-one",
+                              "--board", str(board)])
+    assert res.exit_code == 0, res.output
+    assert "protocol paper, scoring reference" in res.output and "1 of" in res.output
+    (row,) = lb.submitted_rows(board)
+    n = len(ds)
+    assert (row.protocol, row.scoring) == ("paper", "reference")
+    # the run's own reference figures, re-scored by the board: strict (failures count 0)
+    assert row.scores["CHAR"] == pytest.approx(results["scores"]["CHAR"]["with_failures"]) == pytest.approx(
+        100.0 * (n - 1) / n)
+    assert row.details["lenient"]["CHAR"] == 100.0 and row.details["counts"]["failures"] == 1
+    assert row.details["run"]["protocol"] == "paper" and row.details["run"]["prompt"] == results["prompt"] and "version" in results["prompt"]
+    assert row.details["run"]["bench_fingerprint"] == row.details["bench"]["images_fingerprint"]
+    assert row.scores["ORIM"] is None and "ORIM" in row.details["not_computed"]  # no BERTScore model offline
+
+    both = runner.invoke(app, ["leaderboard", "submit", str(run / "predictions.jsonl"), "--model-name",
+                               "perfect-but-one", "--board", str(board), "--scoring", "both"])
+    assert both.exit_code == 0, both.output
+    assert "nothing added" in both.output and "protocol paper, scoring jiezi" in both.output
+    rows = {lb.protocol_group(r): r for r in lb.submitted_rows(board)}
+    assert set(rows) == {("paper", "reference"), ("paper", "jiezi")}
+    assert rows[("paper", "jiezi")].scores["CHAR"] == pytest.approx(results["scores_jiezi"]["CHAR"]["with_failures"])
+    assert rows[("paper", "jiezi")].id != row.id
+
+    shown = runner.invoke(app, ["leaderboard", "show", "--board", str(board)])
+    assert shown.exit_code == 0, shown.output
+    titles = [line for line in shown.output.splitlines() if "protocol" in line and "leaderboard" in line]
+    assert len(titles) == 2 and "scoring reference" in titles[0] and "scoring jiezi" in titles[1]
+    table = lb.table(board)
+    first = [r for r in table if lb.protocol_group(r) == ("paper", "reference")]
+    assert len(first) == 19 and "perfect-but-one" in {r.model_name for r in first}  # beside the paper's 18
+    assert [lb.protocol_group(r) for r in table].index(("paper", "jiezi")) == 19
+
+    for r in rows.values():
+        assert lb.verify(board, r.id)["ok"]
+    ok = runner.invoke(app, ["leaderboard", "verify", row.id[:10], "--board", str(board)])
+    assert ok.exit_code == 0 and "all 16 stored scores reproduced" in ok.output, ok.output
+    path = board / "submissions" / f"{row.id}.json"
+    data = json.loads(path.read_text("utf-8"))
+    data["scores"]["STRC"] += 1.0
+    path.write_text(json.dumps(data), "utf-8")
+    bad = runner.invoke(app, ["leaderboard", "verify", row.id, "--board", str(board)])
+    assert bad.exit_code == 1 and "STRC stored" in bad.output
+
+
+def test_paper_predictions_without_a_run_record_and_wrong_modes(hub, tmp_path):
+    ds, _ = load_paper_images(hub["bench"])
+    lines = [json.dumps({"id": iid, "output": ref}, ensure_ascii=False) for iid, ref in zip(ds["image_id"], ds["reference"])]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    board = tmp_path / "board"
+    # the Space uploads only the file: its ids (one per image) say it is a paper run
+    from space.board import submit as space_submit
+
+    config = SimpleNamespace(board=board, bench=str(hub["bench"]), max_upload_mb=50, bertscore_model=None, judge=None)
+    message = space_submit(config, data, "space-paper", None)
+    assert message.startswith("✓ **Added**") and "protocol paper, scoring reference" in message, message
+    (row,) = lb.submitted_rows(board)
+    assert row.scores["CHAR"] == 100.0 and row.details["run"]["recorded"] is False
+    with pytest.raises(lb.SubmissionError, match="scoring 'exact' is not known"):
+        lb.submit(data, "m", None, board, scoring="exact")
+    with pytest.raises(lb.SubmissionError, match="missing bench id"):
+        lb.submit(("\n".join(lines[1:]) + "\n").encode(), "m", None, board)
+    per_question = json.dumps({"id": load_bench(hub["bench"], "all", "test")["id"][0], "output": "江"}) + "\n"
+    with pytest.raises(lb.SubmissionError, match="applies to the paper's protocol"):
+        lb.submit(per_question.encode(), "m", None, board, scoring="reference")
+    every_question = "".join(json.dumps({"id": i, "output": "江"}) + "\n" for i in load_bench(hub["bench"], "all", "test")["id"])
+    assert "protocol per-question" in space_submit(config, every_question.encode(), "space-per-question", None)
+    from space import board as space_board
+
+    frame = space_board.table(board)
+    labels = dict(zip(frame["model"], frame["bench"]))
+    ranks = dict(zip(frame["model"], frame["#"]))
+    # each (bench, protocol, scoring) is its own ranking: both are first of their own group
+    assert labels["space-paper"] != labels["space-per-question"] and "per-question" in labels["space-per-question"]
+    assert ranks["space-paper"][-1] == ranks["space-per-question"][-1] == "1" and ranks["space-paper"][0] != "1"
+    results = {"format": "jiezi-eval-results/1", "protocol": "per-question",
+               "bench": {"fingerprint": lb._paper_images(lb.open_board(board))["fingerprint"]}}
+    with pytest.raises(lb.SubmissionError, match="per-question"):
+        lb.submit(data, "m", None, board, protocol="paper", results=results)
+
+
+def test_paper_run_revision_is_pinned_and_recorded(hub, tmp_path, monkeypatch):
+    from harness import bench as bench_module
+    from harness import protocol_paper
+
+    res = CliRunner().invoke(app, ["eval", "--model", "retrieval", "--bench", str(hub["bench"]), "--protocol", "paper",
+                                   "--revision", "main", "--output", str(tmp_path / "refused"), "--no-progress"])
+    assert res.exit_code == 2 and "applies to a Hub repo id" in res.output
+    # a repo id read at a commit: the Hub is not reachable here, so its reads are served
+    # from the fixture folder and the revision each read asked for is kept
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    asked = []
+    real = protocol_paper.load_hub_layout
+
+    def from_fixture(bench, config, split, *, revision=None):
+        if bench != "org/jiezi-bench":  # the gallery, a folder
+            return real(bench, config, split, revision=revision)
+        asked.append((bench, config, revision))
+        return real(hub["bench"], config, split)
+
+    monkeypatch.setattr(protocol_paper, "load_hub_layout", from_fixture)  # the images config
+    monkeypatch.setattr(bench_module, "load_hub_layout", from_fixture)  # question rows folded by image
+    out = evaluate_paper(_opts(hub, tmp_path / "run", "retrieval", bench="org/jiezi-bench", revision=commit, limit=2))
+    assert asked and all(a[0] == "org/jiezi-bench" and a[2] == commit for a in asked)
+    assert out["bench"]["revision"] == commit and out["bench"]["source"] == "org/jiezi-bench"
+    assert out["bench"]["content_fingerprint"] is None  # a repo id: its commit pins it
+    assert json.loads((tmp_path / "run" / "run.json").read_text("utf-8"))["bench_revision"] == commit
+    with pytest.raises(RuntimeError, match="bench_revision"):  # another commit is another run
+        evaluate_paper(_opts(hub, tmp_path / "run", "retrieval", bench="org/jiezi-bench", revision="f" * 40, limit=2))
+    local = evaluate_paper(_opts(hub, tmp_path / "local", "retrieval", limit=2))
+    assert local["bench"]["revision"] is None and len(local["bench"]["content_fingerprint"]) == 64

@@ -352,3 +352,50 @@ def test_a_submission_reads_the_bench_once_and_names_the_bertscore_model(hub, tm
     assert exact.scores["ORIM"] is None and exact.details["bertscore"]["scored_by"] is None
     assert exact.scores["CHAR"] is not None
 
+
+# ------------------------------------------------------------------------------ issue 13
+def _paper_file(bench, output=None):
+    """One line per bench image (the `jiezi eval --protocol paper` shape); ``output`` None:
+    the image's own reference JSON (every field right)."""
+    from harness.protocol_paper import load_paper_images
+
+    ds, _ = load_paper_images(bench)
+    lines = [json.dumps({"id": i, "output": ref if output is None else output}, ensure_ascii=False)
+             for i, ref in zip(ds["image_id"], ds["reference"])]
+    return ("\n".join(lines) + "\n").encode("utf-8"), ds
+
+
+def test_paper_and_per_question_rows_share_a_board_but_never_a_ranking(hub, board):
+    per_question = _submit(hub, board, _file(hub["ids"]), name="per-question-a")
+    assert (per_question.protocol, per_question.scoring) == ("per-question", "jiezi")
+    data, ds = _paper_file(hub["bench"])
+    perfect = _submit(hub, board, data, name="paper-perfect")
+    assert (perfect.protocol, perfect.scoring) == ("paper", "reference") and perfect.id != per_question.id
+    # worked by hand: every field of every reply equals the reference
+    assert all(perfect.scores[m] == 100.0 for m in ("CHAR", "SCRC", "STRC", "FORC", "COMR", "COMF", "COME"))
+    assert perfect.details["counts"] == {"samples": len(ds), "failures": 0, "successes": len(ds), "skipped": 0}
+    assert perfect.details["n_predictions"] == len(ds) < len(hub["ids"])
+    # half the replies without a JSON object: strict = success mean x successes / samples
+    half = [json.loads(x) for x in data.decode("utf-8").splitlines()]
+    for rec in half[: len(half) // 2]:
+        rec["output"] = "无法判断"
+    mixed = _submit(hub, board, ("\n".join(json.dumps(r, ensure_ascii=False) for r in half) + "\n").encode(),
+                    name="paper-half")
+    kept = len(half) - len(half) // 2
+    assert mixed.details["lenient"]["CHAR"] == 100.0
+    assert mixed.scores["CHAR"] == pytest.approx(100.0 * kept / len(half))
+    groups = [lb.protocol_group(r) for r in lb.table(board)]
+    assert groups[:20] == [("paper", "reference")] * 20 and groups[20:] == [("per-question", "jiezi")]
+    names = [r.model_name for r in lb.table(board)]
+    # 7 of 11 metrics here (no BERTScore model, no judge): after the paper's full rows, never among per-question ones
+    assert names.index("paper-perfect") < names.index("paper-half") < 20 == names.index("per-question-a")
+    assert lb.verify(board, "paper-half")["ok"] and lb.verify(board, "per-question-a")["ok"]
+
+
+def test_a_paper_run_record_of_another_bench_is_refused(hub, board):
+    data, _ = _paper_file(hub["bench"])
+    results = {"format": "jiezi-eval-results/1", "protocol": "paper", "scoring": "reference",
+               "bench": {"fingerprint": "0" * 64}, "model": {"spec": "x"}}
+    with pytest.raises(lb.SubmissionError, match="another bench"):
+        lb.submit(data, "model-a", None, board, bench=str(hub["bench"]), results=results)
+    assert not (board / "submissions").exists() or not list((board / "submissions").iterdir())
