@@ -13,7 +13,7 @@ import evaluate
 # line without a trailing comment (evaluate's import scanner reads these lines).
 from .aggregate import aggregate
 from .aliases import ALIAS_TO_CANONICAL
-from .answers import ANSWERS  # noqa: F401  (evaluate copies only the siblings acce.py imports)
+from .answers import ANSWERS
 from .bertscore import DEFAULT_MODEL
 from .components import parse_components
 from .core import METRIC_VERSION, coerce_settings, parse_answer, score
