@@ -4,7 +4,8 @@ Modules:
 
 - ``run``: ``evaluate(EvalOptions)``: model over bench -> ``predictions.jsonl`` +
   ``results.json`` (resumable, bounded concurrency, progress bar);
-- ``backends``: ``openai:MODEL@BASE_URL``, ``hf:PATH_OR_ID`` and ``retrieval`` backends;
+- ``backends``: the backend registry ``BACKENDS`` (``openai:MODEL@BASE_URL``, ``hf:PATH_OR_ID``,
+  ``retrieval``), shared by ``jiezi eval`` and the Space;
 - ``prompts`` / ``strategies``: prompts (``PROMPT_VERSION``), zero-shot, few-shot ICL,
   RAG and dictionary-context prompting, paraphrase wordings;
 - ``embed`` / ``retrieval`` / ``render``: glyph embeddings, the JieZi-Dataset gallery, the

@@ -1,4 +1,11 @@
-"""Model backends of ``jiezi eval``: ``openai:``, ``hf:`` and the offline ``retrieval`` baseline.
+"""Model backends of ``jiezi eval`` and the Space, as a registry: ``openai:``, ``hf:`` and
+the offline ``retrieval`` baseline.
+
+A backend is a :class:`Backend` subclass registered in :data:`BACKENDS` under its
+``kind``; ``jiezi eval`` (:mod:`harness.run`) and the Space (``space/backends.py``) look a
+``--model`` spec up there and never branch on the kind. Adding a backend = one subclass
+here (``kind``, ``spec_form``, :meth:`Backend.parse_spec`, :meth:`Backend.create`,
+``settings``, ``generate``) and one line in :data:`BACKENDS`.
 
 A backend turns a batch of :class:`Request` objects into answer texts
 (``generate(requests) -> list[str]``); an exception fails that batch only (the runner
@@ -26,59 +33,132 @@ import io
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from harness.retrieval import RetrievalSettings, build_baseline
 
 API_KEY_ENVS = ("OPENAI_API_KEY", "JIEZI_API_KEY")
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 class ModelSpecError(ValueError):
-    """A ``--model`` value that is not ``openai:MODEL@URL``, ``hf:PATH`` or ``retrieval``."""
+    """A ``--model`` value that no registered backend accepts (see :data:`BACKENDS`)."""
 
 
 @dataclass
 class ModelSpec:
-    """A parsed ``--model`` value: ``kind`` is ``openai``, ``hf`` or ``retrieval``."""
+    """A parsed ``--model`` value: ``kind`` is a key of :data:`BACKENDS` (``openai``,
+    ``hf``, ``retrieval``), ``name`` the model, ``base_url`` the server (openai only)."""
 
     kind: str
     name: str
     base_url: str | None = None
 
     def __str__(self) -> str:
-        if self.kind == "openai":
-            return f"openai:{self.name}@{self.base_url}"
-        if self.kind == "hf":
-            return f"hf:{self.name}"
-        return "retrieval"
+        return BACKENDS[self.kind].format_spec(self)
+
+
+def _accepted_forms() -> str:
+    forms = [cls.spec_form for cls in BACKENDS.values()]
+    return "expected " + (", ".join(forms[:-1]) + " or " + forms[-1] if len(forms) > 1 else forms[0])
 
 
 def parse_model_spec(spec: str) -> ModelSpec:
-    """Parse ``openai:MODEL@BASE_URL``, ``openai:MODEL``, ``hf:PATH_OR_ID`` or ``retrieval``.
+    """Parse a ``--model`` value with the backend it names: ``openai:MODEL@BASE_URL``,
+    ``openai:MODEL``, ``hf:PATH_OR_ID`` or ``retrieval`` (one form per :data:`BACKENDS`
+    entry: ``KIND:ARG``, or the bare ``KIND`` for a backend that takes no argument).
 
-    The base URL must start with ``http://`` or ``https://`` (a model name may itself
-    contain ``@``; only the last ``@http...`` part is the URL). Raises
-    :class:`ModelSpecError` naming the value and the accepted forms.
+    Raises :class:`ModelSpecError` naming the value and the accepted forms.
     """
     text = (spec or "").strip()
-    forms = "expected openai:MODEL@BASE_URL, hf:PATH_OR_ID or retrieval"
-    if text == "retrieval":
-        return ModelSpec("retrieval", "jiezi-retrieval")
-    if text.startswith("openai:"):
-        rest = text[len("openai:"):]
-        name, base = rest, DEFAULT_OPENAI_BASE_URL
-        at = rest.rfind("@")
-        if at >= 0 and rest[at + 1:].startswith(("http://", "https://")):
-            name, base = rest[:at], rest[at + 1:]
-        elif at >= 0 and rest[at + 1:]:
-            raise ModelSpecError(f"--model {spec!r}: the part after '@' must be an http(s) URL; {forms}")
-        if not name:
-            raise ModelSpecError(f"--model {spec!r}: no model name; {forms}")
-        return ModelSpec("openai", name, base.rstrip("/"))
-    if text.startswith("hf:"):
-        name = text[3:]
-        if not name:
-            raise ModelSpecError(f"--model {spec!r}: no model path or Hub id; {forms}")
-        return ModelSpec("hf", name)
-    raise ModelSpecError(f"--model {spec!r}: unknown backend; {forms}")
+    for kind, cls in BACKENDS.items():
+        if cls.takes_argument and text.startswith(kind + ":"):
+            return cls.parse_spec(spec, text[len(kind) + 1:])
+        if not cls.takes_argument and text == kind:
+            return cls.parse_spec(spec, "")
+    raise ModelSpecError(f"--model {spec!r}: unknown backend; {_accepted_forms()}")
+
+
+@dataclass
+class BackendOptions:
+    """What a caller may set when it builds a backend (each backend reads the fields it uses).
+
+    ``max_new_tokens``: answer length limit (tokens); ``temperature``: sampling
+    temperature, 0 = greedy (openai); ``timeout``: seconds per request and
+    ``max_retries``: further attempts after a retryable failure (openai); ``device``,
+    ``dtype``, ``batch_size`` (questions per ``generate`` call, None = the backend's
+    default): hf; ``gallery``: JieZi-Dataset folder or id, ``retrieval_k``,
+    ``retrieval_temperature``, ``embedder``, ``cache_dir`` (embedding cache), ``progress``
+    (progress bars): the retrieval baseline (see :class:`harness.retrieval.RetrievalSettings`).
+    """
+
+    max_new_tokens: int = 1024
+    temperature: float = 0.0
+    timeout: float = 120.0
+    max_retries: int = 4
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int | None = None
+    gallery: str | None = None
+    retrieval_k: int = 10
+    retrieval_temperature: float = 0.02
+    embedder: str = "hog"
+    cache_dir: Path | None = None
+    progress: bool = True
+
+
+class Backend:
+    """Base class of the registered backends.
+
+    Class attributes: ``kind`` (registry key and spec prefix), ``spec_form`` (the accepted
+    form, for messages and ``--help``), ``takes_argument`` (``KIND:ARG`` vs a bare
+    ``KIND``), ``prompted`` (False: answers without the chat prompt, so ``--strategy``,
+    ``--paraphrases`` and the prompt version do not apply), ``needs_gallery`` (builds on
+    JieZi-Dataset's gallery), ``default_concurrency`` (parallel ``generate`` calls of
+    ``jiezi eval``), ``batch_size`` (requests per call), ``demo_max_new_tokens`` (answer
+    limit the Space asks for). A backend that owns a gallery exposes it as ``gallery``.
+    """
+
+    kind: ClassVar[str] = ""
+    spec_form: ClassVar[str] = ""
+    takes_argument: ClassVar[bool] = True
+    prompted: ClassVar[bool] = True
+    needs_gallery: ClassVar[bool] = False
+    default_concurrency: ClassVar[int] = 1
+    demo_max_new_tokens: ClassVar[int] = 1024
+    batch_size: int = 1
+    gallery = None
+
+    @classmethod
+    def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
+        """The :class:`ModelSpec` of ``spec`` (``rest``: the text after ``KIND:``); raises
+        :class:`ModelSpecError` naming ``spec`` when ``rest`` is malformed."""
+        if not rest:
+            raise ModelSpecError(f"--model {spec!r}: no model name; {_accepted_forms()}")
+        return ModelSpec(cls.kind, rest)
+
+    @classmethod
+    def format_spec(cls, spec: ModelSpec) -> str:
+        """The spec text that :meth:`parse_spec` reads back."""
+        return f"{cls.kind}:{spec.name}" if cls.takes_argument else cls.kind
+
+    @classmethod
+    def create(cls, spec: ModelSpec, options: BackendOptions) -> "Backend":
+        """Build the backend of ``spec`` with ``options``; raises what loading raises."""
+        raise NotImplementedError(f"backend {cls.kind!r} has no create()")
+
+    def settings(self) -> dict:
+        """Model and decoding settings for results.json (``backend`` and ``model`` keys at least)."""
+        raise NotImplementedError
+
+    def prepare(self, neighbours: dict[str, tuple]) -> None:
+        """Take the bench images' gallery neighbours ``{image_id: (sims, idx)}`` before
+        answering; only a backend with ``needs_gallery`` and not ``prompted`` uses them."""
+
+    def generate(self, requests: list["Request"]) -> list[str]:
+        """One answer text per request, in order; raises on failure (the batch fails)."""
+        raise NotImplementedError
 
 
 @dataclass
@@ -120,7 +200,7 @@ def to_openai_messages(messages: list[dict]) -> list[dict]:
     return out
 
 
-class OpenAIBackend:
+class OpenAIBackend(Backend):
     """Chat completions through the ``openai`` client (retries with exponential backoff
     and jitter on connection errors, 408/409/429 and 5xx, honouring ``Retry-After``).
 
@@ -129,8 +209,35 @@ class OpenAIBackend:
     """
 
     kind = "openai"
+    spec_form = "openai:MODEL@BASE_URL"
     batch_size = 1
     default_concurrency = 8
+
+    @classmethod
+    def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
+        """``MODEL@BASE_URL`` or ``MODEL`` (default the OpenAI API). The base URL must start
+        with ``http://`` or ``https://`` (a model name may itself contain ``@``; only the
+        last ``@http...`` part is the URL)."""
+        name, base = rest, DEFAULT_OPENAI_BASE_URL
+        at = rest.rfind("@")
+        if at >= 0 and rest[at + 1:].startswith(("http://", "https://")):
+            name, base = rest[:at], rest[at + 1:]
+        elif at >= 0 and rest[at + 1:]:
+            raise ModelSpecError(f"--model {spec!r}: the part after '@' must be an http(s) URL; {_accepted_forms()}")
+        if not name:
+            raise ModelSpecError(f"--model {spec!r}: no model name; {_accepted_forms()}")
+        return ModelSpec(cls.kind, name, base.rstrip("/"))
+
+    @classmethod
+    def format_spec(cls, spec: ModelSpec) -> str:
+        """``openai:MODEL@BASE_URL``."""
+        return f"openai:{spec.name}@{spec.base_url}"
+
+    @classmethod
+    def create(cls, spec: ModelSpec, options: BackendOptions) -> "OpenAIBackend":
+        """An OpenAI-compatible client with ``options``' length, temperature, timeout and retries."""
+        return cls(spec, max_tokens=options.max_new_tokens, temperature=options.temperature,
+                   timeout=options.timeout, max_retries=options.max_retries)
 
     def __init__(self, spec: ModelSpec, *, max_tokens: int = 1024, temperature: float = 0.0, timeout: float = 120.0,
                  max_retries: int = 4, api_key: str | None = None):
@@ -185,7 +292,7 @@ def auto_device() -> str:
     return "cpu"
 
 
-class HFBackend:
+class HFBackend(Backend):
     """A local transformers VLM, batched greedy generation.
 
     ``device``: ``auto`` (:func:`auto_device`), ``cuda``, ``npu``, ``cpu`` or e.g.
@@ -196,7 +303,23 @@ class HFBackend:
     """
 
     kind = "hf"
+    spec_form = "hf:PATH_OR_ID"
     default_concurrency = 1
+    # Local generation in a Space runs on a small machine: shorter answers keep it responsive.
+    demo_max_new_tokens = 512
+
+    @classmethod
+    def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
+        """``PATH_OR_ID``: a local folder or a Hub model id."""
+        if not rest:
+            raise ModelSpecError(f"--model {spec!r}: no model path or Hub id; {_accepted_forms()}")
+        return ModelSpec(cls.kind, rest)
+
+    @classmethod
+    def create(cls, spec: ModelSpec, options: BackendOptions) -> "HFBackend":
+        """Load the model with ``options``' device, dtype, batch size (default 8) and length."""
+        return cls(spec, device=options.device, dtype=options.dtype, batch_size=options.batch_size or 8,
+                   max_new_tokens=options.max_new_tokens)
 
     def __init__(self, spec: ModelSpec, *, device: str = "auto", dtype: str = "auto", batch_size: int = 8,
                  max_new_tokens: int = 1024, trust_remote_code: bool = False):
@@ -259,17 +382,39 @@ def _load_processor(path: str, **kwargs):
     return load_processor(path, **kwargs)
 
 
-class RetrievalBackend:
-    """The offline baseline as a backend: :meth:`prepare` embeds the bench images and finds
-    their neighbours once; :meth:`generate` answers from them (no model call)."""
+class RetrievalBackend(Backend):
+    """The offline baseline as a backend: :meth:`prepare` takes the bench images'
+    neighbours (found once by the caller); :meth:`generate` answers from them (no model call)."""
 
     kind = "retrieval"
+    spec_form = "retrieval"
+    takes_argument = False
+    prompted = False
+    needs_gallery = True
     batch_size = 256
     default_concurrency = 1
 
     def __init__(self, baseline):
         self.baseline = baseline
         self._neighbours: dict[str, tuple] = {}
+
+    @classmethod
+    def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
+        """The bare ``retrieval``: the JieZi baseline."""
+        return ModelSpec(cls.kind, "jiezi-retrieval")
+
+    @classmethod
+    def create(cls, spec: ModelSpec, options: BackendOptions) -> "RetrievalBackend":
+        """Embed ``options.gallery`` (JieZi-Dataset) with ``options``' k, temperature and embedder."""
+        settings = RetrievalSettings(k=options.retrieval_k, temperature=options.retrieval_temperature,
+                                     embedder=options.embedder)
+        return cls(build_baseline(options.gallery, settings, cache_dir=options.cache_dir,
+                                  progress=options.progress))
+
+    @property
+    def gallery(self):
+        """The baseline's :class:`harness.retrieval.Gallery`."""
+        return self.baseline.gallery
 
     def settings(self) -> dict:
         """Baseline settings and gallery facts for results.json."""
@@ -289,6 +434,15 @@ class RetrievalBackend:
             sims, idx = self._neighbours[req.image_id]
             out.append(self.baseline.answer(sims, idx, req.kind))
         return out
+
+
+# The registry: spec prefix -> backend class. A new backend is a class above and a line here
+# (the order is the order of the accepted forms in messages and --help).
+BACKENDS: dict[str, type[Backend]] = {
+    OpenAIBackend.kind: OpenAIBackend,
+    HFBackend.kind: HFBackend,
+    RetrievalBackend.kind: RetrievalBackend,
+}
 
 
 def timed(fn, *args):

@@ -16,6 +16,10 @@ from pathlib import Path
 from builder.publish.read import load_hub_layout
 from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
+# The bench columns that asking and scoring read (jiezi eval and the leaderboard); images stay out.
+META_COLUMNS = ("id", "image_id", "question", "answer_struct", "subtask", "metrics", "level", "character", "script",
+                "unseen_character", "unseen_glyph", "kind")
+
 BENCH_CONFIGS = ("L1", "L2", "L3", "L4", "all")
 BENCH_SPLITS = SPLITS  # the one definition: metrics/acce/labels.py
 # Columns a bench must have for the harness to run and score it (ARCHITECTURE.md).

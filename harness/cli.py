@@ -7,7 +7,7 @@
 - ``jiezi leaderboard show``: print the leaderboard with the paper's Table 10 rows.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
 
-Heavy imports happen inside the commands so ``jiezi --help`` stays fast.
+The ``--model`` forms come from the backend registry (``harness.backends.BACKENDS``).
 """
 
 from __future__ import annotations
@@ -17,12 +17,20 @@ from typing import Optional
 
 import typer
 
+from harness.backends import BACKENDS, ModelSpecError
+from harness.bench import BenchError
+from harness.leaderboard import SubmissionError, submit_file, table
+from harness.lmms import write_task_folder
+from harness.run import EvalOptions, RunError, evaluate
+from harness.scoring import ScoringSetupError
+from metrics.acce import labels
+
 leaderboard_app = typer.Typer(help="JieZi-Bench leaderboard: submit predictions, show the table.",
                               no_args_is_help=True)
 
 
 def eval_command(
-    model: str = typer.Option(..., "--model", help="openai:MODEL@BASE_URL | hf:PATH_OR_ID | retrieval"),
+    model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values())),
     bench: str = typer.Option(..., "--bench", help="JieZi-Bench folder (Hub layout) or Hub repo id."),
     output: Path = typer.Option(..., "--output", "-o", help="Run folder: predictions.jsonl, results.json, run.json."),
     config: str = typer.Option("all", "--config", help="L1 | L2 | L3 | L4 | all"),
@@ -54,11 +62,6 @@ def eval_command(
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
-    from harness.backends import ModelSpecError
-    from harness.bench import BenchError
-    from harness.run import EvalOptions, RunError, evaluate
-    from harness.scoring import ScoringSetupError
-
     opts = EvalOptions(model=model, bench=bench, output=output, config=config, split=split, limit=limit,
                        concurrency=concurrency, batch_size=batch_size, strategy=strategy, paraphrases=paraphrases,
                        paraphrase_source=paraphrase_source, gallery=gallery, bertscore_model=bertscore_model,
@@ -77,8 +80,6 @@ def eval_command(
 def print_results(results: dict, output: Path) -> None:
     """A short rich summary of results.json."""
     from rich.table import Table
-
-    from metrics.acce import labels
 
     console = _console()
     scores = results.get("scores", {})
@@ -126,9 +127,6 @@ def submit_command(
     judge: Optional[str] = typer.Option(None, "--judge", help="EVOI judge of a new board (fixed afterwards)."),
 ) -> None:
     """Validate, score and store a submission (one immutable row per distinct content)."""
-    from harness.bench import BenchError
-    from harness.leaderboard import SubmissionError, submit_file
-
     try:
         row = submit_file(predictions, model_name, meta, board, bench=bench, bertscore_model=bertscore_model,
                           judge=judge, progress=True)
@@ -152,9 +150,6 @@ def show_command(
 ) -> None:
     """Print the leaderboard: submitted rows beside the paper's reported rows."""
     from rich.table import Table
-
-    from harness.leaderboard import table
-    from metrics.acce import labels
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
@@ -192,8 +187,6 @@ def lmms_tasks_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench folder or repo id the tasks read (default jiezi/bench)."),
 ) -> None:
     """Write the lmms-eval task folder of JieZi-Bench (use with lmms-eval --include_path)."""
-    from harness.lmms import write_task_folder
-
     try:
         dest = write_task_folder(output, bench)
     except (FileExistsError, FileNotFoundError) as exc:

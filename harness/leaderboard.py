@@ -40,6 +40,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.bench import META_COLUMNS, fingerprint, load_bench
+from harness.scoring import make_judge, resolve_bertscore_model, score_rows, scorer_settings
 from metrics.acce import labels
 
 log = logging.getLogger(__name__)
@@ -272,8 +274,6 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
     board those settings are fixed: a different ``bertscore_model`` or ``judge``, or a
     bench with another fingerprint, raises :class:`SubmissionError`.
     """
-    from harness.bench import fingerprint, load_bench
-
     path = Path(board_dir)
     cfg_path = path / "board.json"
     if cfg_path.exists():
@@ -293,8 +293,6 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
         return board
     source = bench or str(path.resolve().parent / "jiezi-bench")
     ds = load_bench(source, config, split)
-    from harness.scoring import resolve_bertscore_model
-
     _, record = resolve_bertscore_model(bertscore_model)
     cfg = {
         "format": BOARD_FORMAT,
@@ -311,11 +309,6 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
 
 
 def _bench_rows(board: Board) -> list[dict]:
-    from harness.bench import load_bench
-    from harness.run import META_COLUMNS
-
-    from harness.bench import fingerprint
-
     ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"])
     fp = fingerprint(ds)
     if fp != board.bench["fingerprint"]:
@@ -330,8 +323,6 @@ def _bench_rows(board: Board) -> list[dict]:
 
 
 def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: bool) -> dict:
-    from harness.scoring import make_judge, score_rows, scorer_settings
-
     settings, record = scorer_settings(board.scorer["bertscore_model"], progress=progress)
     judge = make_judge(board.scorer.get("judge"))
     if judge is None:

@@ -18,6 +18,8 @@ import re
 import shutil
 from pathlib import Path
 
+from builder.publish.read import local_data_files
+
 TASK_DIR = Path(__file__).resolve().parent / "lmms_eval_tasks" / "jiezi_bench"
 TEMPLATE = "_default_template_yaml"
 TASK_FILES = (TEMPLATE, "jiezi_bench.yaml", "jiezi_bench_l1.yaml", "jiezi_bench_l2.yaml", "jiezi_bench_l3.yaml",
@@ -45,8 +47,6 @@ def write_task_folder(output: str | Path, bench: str | None = None) -> Path:
         text = re.sub(r"^dataset_path: .*$", f"dataset_path: {value}", text, count=1, flags=re.M)
         (dest / TEMPLATE).write_text(text, "utf-8")
         if local.is_dir():
-            from builder.publish.read import local_data_files
-
             for level in ("l1", "l2", "l3", "l4"):
                 path = dest / f"jiezi_bench_{level}.yaml"
                 files = local_data_files(local, level.upper(), "test")

@@ -43,6 +43,7 @@ from harness import render
 from harness.bench import fingerprint, load_gallery, load_training_turns
 from harness.embed import make_embedder
 from metrics.acce import labels
+from metrics.acce.core import parse_answer
 
 
 def cache_root() -> Path:
@@ -370,8 +371,6 @@ class RetrievalBaseline:
                 mine["interpretation"] = c["interpretation"]
 
     def _facts_from_turns(self, facts: dict, turns: list[tuple[str, str, str]]) -> None:
-        from metrics.acce.core import parse_answer
-
         for subtask, _question, answer in turns:
             code = str(subtask).upper()
             try:

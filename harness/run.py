@@ -43,25 +43,23 @@ from pathlib import Path
 
 import numpy as np
 
+from tqdm.auto import tqdm
+
+from builder.qa import templates as qa_templates
 from harness import prompts, strategies
-from harness.backends import (
-    HFBackend,
-    OpenAIBackend,
-    Request,
-    RetrievalBackend,
-    parse_model_spec,
-)
-from harness.bench import default_gallery, fingerprint, load_bench, question_kind
+from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
+from harness.bench import META_COLUMNS, default_gallery, fingerprint, load_bench, question_kind
+from harness.embed import make_embedder
 from harness.predlog import PredictionLog, atomic_write_json
+from harness.retrieval import Gallery, embed_images
 from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
 from metrics.acce import labels
+from metrics.acce.core import parse_answer
 
 RESULTS_FORMAT = "jiezi-eval-results/1"
 PARAPHRASE_SOURCES = ("own", "templates")
 # With no answer yet, this many failures in a row (or 4 x the concurrency, if more) end the run.
 FAIL_FAST_AFTER = 20
-META_COLUMNS = ("id", "image_id", "question", "answer_struct", "subtask", "metrics", "level", "character", "script",
-                "unseen_character", "unseen_glyph", "kind")
 
 
 class RunError(RuntimeError):
@@ -120,8 +118,6 @@ def predictions_path(output: Path, wording: int = 0) -> Path:
 def template_paraphrases(kind: str, original: str, n: int) -> list[str]:
     """Up to ``n`` phrasings of template ``kind`` from ``builder.qa.templates`` (the
     builder's other wordings) that differ from ``original``."""
-    from builder.qa import templates as qa_templates
-
     if kind not in qa_templates.TEMPLATES:
         return []
     out = []
@@ -150,7 +146,7 @@ def _run_identity(opts: EvalOptions, spec, bench_fp: str, decoding: dict) -> dic
     return {"model": f"{spec.kind}:{spec.name}", "bench_fingerprint": bench_fp, "config": opts.config, "split": opts.split,
             "strategy": opts.strategy, "paraphrases": opts.paraphrases,
             "paraphrase_source": opts.paraphrase_source if opts.paraphrases else None,
-            "prompt_version": prompts.PROMPT_VERSION if spec.kind != "retrieval" else None, "decoding": decoding}
+            "prompt_version": prompts.PROMPT_VERSION if BACKENDS[spec.kind].prompted else None, "decoding": decoding}
 
 
 def _decoding_identity(settings: dict, gallery) -> dict:
@@ -179,24 +175,17 @@ def _check_identity(output: Path, identity: dict) -> None:
         raise RunError(f"{output} holds another run ({details}); use a new --output folder to keep both")
 
 
-def _make_backend(spec, opts: EvalOptions, gallery_source: str | None):
-    if spec.kind == "openai":
-        return OpenAIBackend(spec, max_tokens=opts.max_new_tokens, temperature=opts.temperature,
-                             timeout=opts.timeout, max_retries=opts.max_retries)
-    if spec.kind == "hf":
-        return HFBackend(spec, device=opts.device, dtype=opts.dtype, batch_size=opts.batch_size or 8,
-                         max_new_tokens=opts.max_new_tokens)
-    from harness.retrieval import RetrievalSettings, build_baseline
-
-    settings = RetrievalSettings(k=opts.retrieval_k, temperature=opts.retrieval_temperature, embedder=opts.embedder)
-    baseline = build_baseline(gallery_source, settings, cache_dir=opts.cache_dir, progress=opts.progress)
-    return RetrievalBackend(baseline)
+def _backend_options(opts: EvalOptions, gallery_source: str | None) -> BackendOptions:
+    """The backend settings of ``jiezi eval``'s flags."""
+    return BackendOptions(max_new_tokens=opts.max_new_tokens, temperature=opts.temperature, timeout=opts.timeout,
+                          max_retries=opts.max_retries, device=opts.device, dtype=opts.dtype,
+                          batch_size=opts.batch_size, gallery=gallery_source, retrieval_k=opts.retrieval_k,
+                          retrieval_temperature=opts.retrieval_temperature, embedder=opts.embedder,
+                          cache_dir=opts.cache_dir, progress=opts.progress)
 
 
 def _bench_neighbours(ds, metas: list[dict], gallery, k: int, bench_fp: str, opts: EvalOptions) -> dict[str, tuple]:
     """``{image_id: (sims, idx)}`` for every distinct bench image, embeddings cached."""
-    from harness.retrieval import embed_images
-
     first: dict[str, int] = {}
     for i, m in enumerate(metas):
         first.setdefault(m["image_id"], i)
@@ -210,8 +199,6 @@ def _bench_neighbours(ds, metas: list[dict], gallery, k: int, bench_fp: str, opt
 
 
 def _parse(output: str | None, metrics) -> dict | None:
-    from metrics.acce.core import parse_answer
-
     if not output:
         return None
     try:
@@ -233,7 +220,7 @@ class _Worker:
         meta = self.metas[i]
         kind = question_kind(meta)
         key = meta["id"]
-        if self.backend.kind == "retrieval":
+        if not self.backend.prompted:  # answers from the image id alone (the retrieval baseline)
             return Request(key, [], image_id=meta["image_id"], kind=kind, extra={"wording": wording, "index": i})
         with self._ds_lock:  # decoding one image; the Arrow table is shared
             image = self.ds[i]["image"]
@@ -276,8 +263,6 @@ class _Worker:
 
 def _generate(worker: _Worker, items: list, logs: dict[int, PredictionLog], batch_size: int, concurrency: int,
               progress: bool) -> None:
-    from tqdm.auto import tqdm
-
     batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
     it = iter(batches)
     last_sync = time.monotonic()
@@ -331,19 +316,13 @@ def _avg_delta(base: dict, variants: list[dict]) -> dict:
     return out
 
 
-def evaluate(opts: EvalOptions) -> dict:
-    """Run ``opts.model`` over the bench and write predictions and results (see module
-    docstring). Returns the results dict (also written to ``OUTPUT/results.json`` unless
-    ``opts.score`` is False). Raises :class:`RunError`, ``harness.bench.BenchError``,
-    ``harness.backends.ModelSpecError`` or ``harness.scoring.ScoringSetupError`` with a
-    message naming the problem; a backend failure on one item is recorded, not raised.
-    """
-    t_start = time.time()
-    spec = parse_model_spec(opts.model)
+def _check_options(opts: EvalOptions, spec) -> None:
+    """Raise :class:`RunError` naming the first flag out of range for ``spec``'s backend."""
     if opts.strategy not in strategies.STRATEGIES:
         raise RunError(f"--strategy {opts.strategy!r}: expected one of {list(strategies.STRATEGIES)}")
-    if spec.kind == "retrieval" and (opts.strategy != "zero-shot" or opts.paraphrases):
-        raise RunError("--strategy and --paraphrases apply to openai: and hf: models; the retrieval baseline "
+    if not BACKENDS[spec.kind].prompted and (opts.strategy != "zero-shot" or opts.paraphrases):
+        prompted = " and ".join(f"{k}:" for k, cls in BACKENDS.items() if cls.prompted)
+        raise RunError(f"--strategy and --paraphrases apply to {prompted} models; the {spec} baseline "
                        "answers from the image alone")
     if not 0 <= opts.paraphrases <= 3:
         raise RunError(f"--paraphrases {opts.paraphrases}: expected 0..3")
@@ -351,11 +330,11 @@ def evaluate(opts: EvalOptions) -> dict:
         raise RunError(f"--paraphrase-source {opts.paraphrase_source!r}: expected one of {list(PARAPHRASE_SOURCES)}")
     if opts.limit is not None and opts.limit < 1:
         raise RunError(f"--limit {opts.limit}: expected a positive number of rows")
-    settings, bert_record = (scorer_settings(opts.bertscore_model, bertscore=opts.bertscore,
-                                                    progress=opts.progress) if opts.score
-                             else (None, None))
-    judge = make_judge(opts.judge) if opts.score else None
 
+
+def _load_rows(opts: EvalOptions):
+    """``(ds, bench fingerprint, metas, ids)`` of the bench split, cut at ``--limit``; the
+    fingerprint is of the whole split. Raises :class:`RunError` on duplicate ids."""
     ds = load_bench(opts.bench, opts.config, opts.split)
     bench_fp = fingerprint(ds)
     if opts.limit is not None and opts.limit < len(ds):
@@ -364,28 +343,27 @@ def evaluate(opts: EvalOptions) -> dict:
     ids = [m["id"] for m in metas]
     if len(set(ids)) != len(ids):
         raise RunError(f"bench {opts.bench} {opts.config}/{opts.split} has duplicate ids")
+    return ds, bench_fp, metas, ids
 
-    needs_gallery = spec.kind == "retrieval" or opts.strategy != "zero-shot"
+
+def _start_backend(spec, opts: EvalOptions):
+    """``(backend, gallery)``: the registered backend of ``spec`` and the JieZi-Dataset
+    gallery when the backend or the strategy needs one (else None)."""
+    cls = BACKENDS[spec.kind]
+    needs_gallery = cls.needs_gallery or opts.strategy != "zero-shot"
     gallery_source = (opts.gallery or default_gallery(opts.bench)) if needs_gallery else None
-    backend = _make_backend(spec, opts, gallery_source)
-    gallery, neighbours = None, None
+    backend = cls.create(spec, _backend_options(opts, gallery_source))
+    gallery = None
     if needs_gallery:
-        if spec.kind == "retrieval":
-            gallery = backend.baseline.gallery
-        else:
-            from harness.embed import make_embedder
-            from harness.retrieval import Gallery
+        gallery = backend.gallery if backend.gallery is not None else Gallery(
+            gallery_source, make_embedder(opts.embedder), cache_dir=opts.cache_dir, progress=opts.progress)
+    return backend, gallery
 
-            gallery = Gallery(gallery_source, make_embedder(opts.embedder), cache_dir=opts.cache_dir,
-                              progress=opts.progress)
-    output = Path(opts.output)
-    output.mkdir(parents=True, exist_ok=True)
-    _check_identity(output, _run_identity(opts, spec, bench_fp, _decoding_identity(backend.settings(), gallery)))
-    if needs_gallery:
-        neighbours = _bench_neighbours(ds, metas, gallery, max(opts.retrieval_k, strategies.SHOTS * 4), bench_fp, opts)
-        if spec.kind == "retrieval":
-            backend.prepare({k: (s[:opts.retrieval_k], i[:opts.retrieval_k]) for k, (s, i) in neighbours.items()})
 
+def _pending(output: Path, metas: list[dict], ids: list[str], opts: EvalOptions):
+    """``(logs, items, retried)``: one open :class:`PredictionLog` per wording, the
+    ``(wording, row, question)`` items still to ask, and per wording how many ids are
+    asked again after an error."""
     wordings = [_wordings(m, opts) for m in metas]
     n_wordings = 1 + opts.paraphrases
     logs = {w: PredictionLog(predictions_path(output, w)) for w in range(n_wordings)}
@@ -396,9 +374,15 @@ def evaluate(opts: EvalOptions) -> dict:
         for i, m in enumerate(metas):
             if m["id"] not in done and w < len(wordings[i]):
                 items.append((w, i, wordings[i][w]))
+    return logs, items, retried
+
+
+def _answer_all(spec, worker: _Worker, items: list, logs: dict[int, PredictionLog], opts: EvalOptions,
+                ids: list[str]) -> float:
+    """Ask every item, then compact the logs to ``ids``; returns the generation seconds."""
+    backend = worker.backend
     concurrency = max(1, opts.concurrency or backend.default_concurrency)
     batch_size = max(1, opts.batch_size or getattr(backend, "batch_size", 1))
-    worker = _Worker(backend, ds, metas, opts, gallery, neighbours if spec.kind != "retrieval" else None)
     t_gen = time.time()
     try:
         _generate(worker, items, logs, batch_size, concurrency, opts.progress)
@@ -411,15 +395,11 @@ def evaluate(opts: EvalOptions) -> dict:
     for log in logs.values():
         log.compact(ids)
         log.close()
+    return gen_s
 
-    records = {w: {i: logs[w].records.get(i) for i in ids} for w in range(n_wordings)}
-    n_errors = {w: sum(1 for r in recs.values() if r is None or r.get("error")) for w, recs in records.items()}
-    if opts.score and n_errors[0] == len(ids):
-        # Scoring a run with no answer at all would print a table of zeros that reads like a
-        # (very bad) model; it is a broken run, not a result.
-        last = next((r.get("error") for r in reversed(list(records[0].values())) if r and r.get("error")), None)
-        raise RunError(f"{spec}: all {len(ids)} questions failed, nothing to score; last error: {(last or '').rstrip('.')}. "
-                       "The failures are recorded in predictions.jsonl and a rerun asks them again.")
+
+def _run_warnings(records: dict, n_errors: dict, ids: list[str], previous: Path) -> list[str]:
+    """Run-level warnings: unanswered and empty answers, a changed ``--limit``."""
     warnings = []
     if n_errors[0]:
         warnings.append(f"{n_errors[0]} of {len(ids)} questions have no answer (backend errors, see the 'error' field "
@@ -428,8 +408,6 @@ def evaluate(opts: EvalOptions) -> dict:
     if n_empty:
         warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (the retrieval baseline gives none "
                         "when no neighbour has the field); they score 0")
-    reused = len(ids) - sum(1 for w, _, _ in items if w == 0)
-    previous = output / "results.json"
     try:
         prev_rows = json.loads(previous.read_text("utf-8"))["bench"]["rows"] if previous.exists() else None
     except (ValueError, KeyError, TypeError):
@@ -437,42 +415,51 @@ def evaluate(opts: EvalOptions) -> dict:
     if prev_rows is not None and prev_rows != len(ids):
         warnings.append(f"results.json scored {prev_rows} rows before and now scores {len(ids)} (--limit changed); "
                         "predictions.jsonl keeps every answer")
-    results = {
+    return warnings
+
+
+def _results_head(opts: EvalOptions, spec, backend, gallery, bench_fp: str, metas: list[dict], run: dict,
+                  warnings: list[str]) -> dict:
+    """results.json without the scores: model, bench, strategy, warnings, run, packages."""
+    prompted = BACKENDS[spec.kind].prompted
+    return {
         "format": RESULTS_FORMAT,
         "model": {"spec": str(spec), **backend.settings()},
         "bench": {"source": str(opts.bench), "config": opts.config, "split": opts.split, "fingerprint": bench_fp,
                   "rows": len(metas), "images": len({m["image_id"] for m in metas}), "limit": opts.limit},
         "strategy": {"name": opts.strategy, "shots": strategies.SHOTS if opts.strategy != "zero-shot" else 0,
-                     "retriever": gallery.describe() if (gallery is not None and spec.kind != "retrieval") else None},
-        "prompt_version": prompts.PROMPT_VERSION if spec.kind != "retrieval" else None,
+                     "retriever": gallery.describe() if (gallery is not None and prompted) else None},
+        "prompt_version": prompts.PROMPT_VERSION if prompted else None,
         "warnings": warnings,
-        "run": {"questions_asked": len(items), "answers_reused": reused, "errors": n_errors[0],
-                "errors_retried": retried[0],
-                "generation_s": round(gen_s, 2), "command": " ".join(sys.argv) if sys.argv else None,
-                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))},
+        "run": run,
         "packages": package_versions(),
     }
-    if not opts.score:
-        results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
-        return results
 
-    # A rerun that asked nothing new and scores the same files the same way reuses the scores.
-    scoring_key = hashlib.sha256(json.dumps({
+
+def _scoring_key(output: Path, n_wordings: int, ids: list[str], bert_record, opts: EvalOptions) -> str:
+    """Digest of what the scores depend on: prediction files, rows, BERTScore model, judge."""
+    return hashlib.sha256(json.dumps({
         "predictions": [hashlib.sha256(predictions_path(output, w).read_bytes()).hexdigest() for w in range(n_wordings)],
         "rows": ids, "bertscore": bert_record, "bertscore_on": opts.bertscore, "judge": opts.judge,
         "judge_env": [os.environ.get(k) for k in ("JIEZI_JUDGE_BASE_URL", "JIEZI_JUDGE_MODEL")],
     }, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    if not items and previous.exists():
-        try:
-            cached = json.loads(previous.read_text("utf-8"))
-        except ValueError:
-            cached = {}
-        if cached.get("run", {}).get("scoring_key") == scoring_key:
-            cached["run"].update(questions_asked=0, answers_reused=reused, reused_scores=True,
-                                 wall_time_s=round(time.time() - t_start, 2))
-            return cached
-    results["run"]["scoring_key"] = scoring_key
-    t_score = time.time()
+
+
+def _cached_scores(previous: Path, scoring_key: str) -> dict | None:
+    """The earlier results.json when it was scored with ``scoring_key``, else None."""
+    if not previous.exists():
+        return None
+    try:
+        cached = json.loads(previous.read_text("utf-8"))
+    except ValueError:
+        return None
+    return cached if cached.get("run", {}).get("scoring_key") == scoring_key else None
+
+
+def _add_scores(results: dict, metas: list[dict], records: dict, n_errors: dict, settings, judge, bert_record,
+                opts: EvalOptions, output: Path) -> None:
+    """Score every wording into ``results`` (scores, breakdown, scorer, paraphrase)."""
+    n_wordings = len(records)
     outputs = [{i: (r or {}).get("output") for i, r in records[w].items()} for w in range(n_wordings)]
     scores = score_rows(metas, outputs[0], settings, judge)
     results["scores"] = {k: v for k, v in scores.items() if k not in ("breakdown", "settings")}
@@ -489,6 +476,70 @@ def evaluate(opts: EvalOptions) -> dict:
         results["paraphrase"] = {"source": opts.paraphrase_source, "wordings": n_wordings, "scores": per,
                                  "avg_delta": _avg_delta(scores, variants),
                                  "files": [predictions_path(output, w).name for w in range(n_wordings)]}
+
+
+def _ask(opts: EvalOptions, spec, backend, gallery, ds, metas: list[dict], ids: list[str], bench_fp: str):
+    """Check the run folder's identity, find neighbours, ask what is not answered yet.
+    Returns ``(output, items, retried, records, n_errors, generation seconds)``."""
+    output = Path(opts.output)
+    output.mkdir(parents=True, exist_ok=True)
+    _check_identity(output, _run_identity(opts, spec, bench_fp, _decoding_identity(backend.settings(), gallery)))
+    neighbours = None
+    if gallery is not None:
+        neighbours = _bench_neighbours(ds, metas, gallery, max(opts.retrieval_k, strategies.SHOTS * 4), bench_fp, opts)
+        backend.prepare({k: (s[:opts.retrieval_k], i[:opts.retrieval_k]) for k, (s, i) in neighbours.items()})
+    logs, items, retried = _pending(output, metas, ids, opts)
+    worker = _Worker(backend, ds, metas, opts, gallery, neighbours if backend.prompted else None)
+    gen_s = _answer_all(spec, worker, items, logs, opts, ids)
+    records = {w: {i: logs[w].records.get(i) for i in ids} for w in logs}
+    n_errors = {w: sum(1 for r in recs.values() if r is None or r.get("error")) for w, recs in records.items()}
+    return output, items, retried, records, n_errors, gen_s
+
+
+def evaluate(opts: EvalOptions) -> dict:
+    """Run ``opts.model`` over the bench and write predictions and results (see module
+    docstring). Returns the results dict (also written to ``OUTPUT/results.json`` unless
+    ``opts.score`` is False). Raises :class:`RunError`, ``harness.bench.BenchError``,
+    ``harness.backends.ModelSpecError`` or ``harness.scoring.ScoringSetupError`` with a
+    message naming the problem; a backend failure on one item is recorded, not raised.
+    """
+    t_start = time.time()
+    spec = parse_model_spec(opts.model)
+    _check_options(opts, spec)
+    settings, bert_record = (scorer_settings(opts.bertscore_model, bertscore=opts.bertscore,
+                                             progress=opts.progress) if opts.score
+                             else (None, None))
+    judge = make_judge(opts.judge) if opts.score else None
+    ds, bench_fp, metas, ids = _load_rows(opts)
+    backend, gallery = _start_backend(spec, opts)
+    output, items, retried, records, n_errors, gen_s = _ask(opts, spec, backend, gallery, ds, metas, ids, bench_fp)
+    if opts.score and n_errors[0] == len(ids):
+        # Scoring a run with no answer at all would print a table of zeros that reads like a
+        # (very bad) model; it is a broken run, not a result.
+        last = next((r.get("error") for r in reversed(list(records[0].values())) if r and r.get("error")), None)
+        raise RunError(f"{spec}: all {len(ids)} questions failed, nothing to score; last error: {(last or '').rstrip('.')}. "
+                       "The failures are recorded in predictions.jsonl and a rerun asks them again.")
+    previous = output / "results.json"
+    reused = len(ids) - sum(1 for w, _, _ in items if w == 0)
+    run = {"questions_asked": len(items), "answers_reused": reused, "errors": n_errors[0],
+           "errors_retried": retried[0], "generation_s": round(gen_s, 2),
+           "command": " ".join(sys.argv) if sys.argv else None,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))}
+    results = _results_head(opts, spec, backend, gallery, bench_fp, metas, run,
+                            _run_warnings(records, n_errors, ids, previous))
+    if not opts.score:
+        results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
+        return results
+    # A rerun that asked nothing new and scores the same files the same way reuses the scores.
+    scoring_key = _scoring_key(output, len(records), ids, bert_record, opts)
+    cached = _cached_scores(previous, scoring_key) if not items else None
+    if cached is not None:
+        cached["run"].update(questions_asked=0, answers_reused=reused, reused_scores=True,
+                             wall_time_s=round(time.time() - t_start, 2))
+        return cached
+    results["run"]["scoring_key"] = scoring_key
+    t_score = time.time()
+    _add_scores(results, metas, records, n_errors, settings, judge, bert_record, opts, output)
     results["run"]["scoring_s"] = round(time.time() - t_score, 2)
     results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
     results["run"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

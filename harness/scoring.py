@@ -28,6 +28,8 @@ from harness.bench import splits_of
 from metrics.acce.bertscore import DEFAULT_MODEL as PAPER_BERTSCORE_MODEL
 from metrics.acce.bertscore import OFFLINE_MODELS as OFFLINE_BERTSCORE_MODELS
 from metrics.acce.bertscore import BertScoreUnavailable, resolve_model
+from metrics.acce.core import ScorerSettings, score
+from metrics.acce.judge import OpenAIJudge, TransformersJudge
 
 
 class ScoringSetupError(ValueError):
@@ -57,8 +59,6 @@ def make_judge(spec: str | None):
     :class:`ScoringSetupError` for another form."""
     if not spec:
         return None
-    from metrics.acce.judge import OpenAIJudge, TransformersJudge
-
     if spec.startswith("openai:"):
         rest = spec[len("openai:"):]
         at = rest.rfind("@")
@@ -81,8 +81,6 @@ def scorer_settings(bertscore_model: str | None, *, bertscore: bool = True, prog
     handed to the metric as the alias: the metric resolves it to the same folder and adds
     the alias's note to the result's ``warnings``.
     """
-    from metrics.acce.core import ScorerSettings
-
     _, record = resolve_bertscore_model(bertscore_model)
     return ScorerSettings(bertscore_model=record["requested"], bertscore=bertscore, progress=progress,
                           device=device), record
@@ -94,8 +92,6 @@ def score_rows(rows: list[dict], outputs: dict[str, str | None], settings, judge
     ``metrics``, ``script`` and the split flags). Returns the metric core's result
     (eleven metrics on 0-100, levels, macro, counts, breakdown by script and split,
     settings)."""
-    from metrics.acce.core import score
-
     return score(
         [outputs.get(r["id"]) or "" for r in rows],
         [r["answer_struct"] for r in rows],

@@ -1,8 +1,9 @@
 """The explainers the exegesis tab offers, built once per model spec and cached.
 
-``retrieval`` wraps the harness's offline baseline (``harness.retrieval.build_baseline``)
-over JieZi-Dataset's ``records`` gallery; ``openai:MODEL@URL`` and ``hf:PATH`` wrap the
-harness's model backends (``harness.backends``) with the zero-shot prompt of
+Every spec is built by the harness's backend registry (``harness.backends.BACKENDS``, the
+one ``jiezi eval`` uses): a backend that answers without a prompt (``retrieval``, the
+offline baseline over JieZi-Dataset's ``records`` gallery) becomes a retrieval explainer;
+a prompted one (``openai:MODEL@URL``, ``hf:PATH``) is asked with the zero-shot prompt of
 ``harness.strategies`` — the same messages ``jiezi eval`` sends.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import threading
 
+from harness.backends import BACKENDS, BackendOptions, ModelSpecError, Request, parse_model_spec
+from harness.strategies import zero_shot
 from space.data import Resources
 from space.exegesis import QUESTION_TYPES, ModelExplainer, RetrievalExplainer
 
@@ -49,29 +52,23 @@ class Explainers:
         return self.get("retrieval")
 
     def _build(self, spec: str):
-        from harness.backends import ModelSpecError, parse_model_spec
-
         try:
             parsed = parse_model_spec(spec)
         except ModelSpecError as exc:
             raise BackendUnavailable(str(exc)) from exc
-        if parsed.kind == "retrieval":
-            from harness.retrieval import build_baseline
-
-            try:
-                baseline = build_baseline(self.resources.config.dataset, progress=False)
-            except Exception as exc:
-                raise BackendUnavailable(
-                    f"the retrieval baseline needs JieZi-Dataset ({self.resources.config.dataset}): {exc}") from exc
-            return RetrievalExplainer(baseline, self.turn_sources)
-        if parsed.kind == "openai":
-            from harness.backends import OpenAIBackend
-
-            backend = OpenAIBackend(parsed, max_tokens=1024, timeout=120.0, max_retries=1)
-        else:
-            from harness.backends import HFBackend
-
-            backend = HFBackend(parsed, max_new_tokens=512)
+        cls = BACKENDS[parsed.kind]
+        dataset = self.resources.config.dataset
+        # One try per question in the UI: a failed request is shown at once, not retried for minutes.
+        options = BackendOptions(max_new_tokens=cls.demo_max_new_tokens, timeout=120.0, max_retries=1,
+                                 gallery=dataset, progress=False)
+        try:
+            backend = cls.create(parsed, options)
+        except Exception as exc:
+            if not cls.needs_gallery:
+                raise
+            raise BackendUnavailable(f"the {parsed} baseline needs JieZi-Dataset ({dataset}): {exc}") from exc
+        if not cls.prompted:
+            return RetrievalExplainer(backend.baseline, self.turn_sources)
         try:
             neighbours = self.retrieval()
         except BackendUnavailable:
@@ -101,9 +98,6 @@ class Explainers:
 def _asker(backend):
     """``ask(image, {qtype: question}) -> {qtype: answer or Exception}`` over a harness
     backend, one request per question so that one failure keeps the other answers."""
-    from harness.backends import Request
-    from harness.strategies import zero_shot
-
     def ask(image, questions: dict[str, str]) -> dict:
         out: dict = {}
         for qtype in QUESTION_TYPES:

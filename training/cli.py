@@ -7,7 +7,8 @@
   paper recipes or of the given ones.
 - ``jiezi train card RUN_DIR``: the model card of a finished run (with bench scores).
 
-Heavy imports happen inside the commands so that ``jiezi --help`` stays fast.
+Third-party heavy imports (accelerate, rich, yaml) happen inside the commands; the training
+modules themselves load lazily only what needs transformers or TRL.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import json
 from pathlib import Path
 
 import typer
+
+from training.card import write_model_card
+from training.plan import plan_recipe
+from training.sft import cli as sft_cli
 
 TRAINING_DIR = Path(__file__).resolve().parent
 RECIPES_DIR = TRAINING_DIR / "recipes"
@@ -106,8 +111,6 @@ def run(
         extra = npu_overrides(config) + extra
     args = build_args(path, dataset=dataset, subset=subset, output_dir=output_dir, resume=resume, extra=extra)
     if config is None:
-        from training.sft import cli as sft_cli
-
         sft_cli(args)
         return
     from accelerate.commands.launch import launch_command, launch_command_parser
@@ -120,8 +123,6 @@ def _print_plans(recipes: list[Path], *, dataset: str | None, devices: int, subs
                  as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
-
-    from training.plan import plan_recipe
 
     cache: dict = {}
     plans = []
@@ -178,8 +179,6 @@ def card(
     model_name: str = typer.Option(None, help="Model name in the card (default: the folder name)."),
 ) -> None:
     """Write RUN_DIR/README.md, the model card: base model, data and subset, settings, scores."""
-    from training.card import write_model_card
-
     try:
         out = write_model_card(run_dir, results, model_name=model_name)
     except (FileNotFoundError, ValueError) as err:

@@ -31,6 +31,9 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from training.arguments import make_parser
+from training.data import load_jiezi_dataset, nested_subset_indices
+
 # Vision settings (patch size, merge size, min_pixels, max_pixels) of the released checkpoints'
 # preprocessor configs: Qwen2-VL / Qwen2.5-VL 14 px patches, 3,136..12,845,056 pixels;
 # Qwen3-VL and Qwen3.5 16 px patches, 65,536..16,777,216 pixels. Used only for estimates:
@@ -174,12 +177,11 @@ def parse_recipe(recipe: str | Path, overrides: list[str] | None = None):
 
     ``use_cpu`` is forced on so recipes asking for bf16 parse on a machine without an
     accelerator; nothing else changes. Returns the five argument dataclasses."""
-    from training.sft import make_parser
-
     return make_parser().parse_args_and_config(["--config", str(recipe), "--use_cpu", "true", *(overrides or [])])
 
 
 def _offline_processor(model_id: str, revision: str | None):
+    # Heavy: training.processor imports transformers at module level.
     from training.processor import load_processor
 
     try:
@@ -197,8 +199,6 @@ def plan_recipe(recipe: str | Path, dataset: str | None = None, *, devices: int 
     available (the first rows in nested-subset order). ``cache`` reuses loaded datasets
     between recipes. Raises what :func:`training.data.load_jiezi_dataset` raises.
     """
-    from training.data import load_jiezi_dataset, nested_subset_indices
-
     script_args, args, model_args, _, jiezi_args = parse_recipe(recipe)
     dataset = dataset or script_args.dataset_name
     subset = jiezi_args.subset if subset is None else subset

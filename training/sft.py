@@ -31,11 +31,15 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a file by `accelerate launch training/sft.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from builder.skips import SkipLog  # noqa: E402  (after the path set-up above)
+from training.arguments import JieZiArguments, make_parser, parse  # noqa: E402,F401  (re-exported)
+from training.data import load_jiezi_dataset  # noqa: E402
+from training.plan import check_max_length  # noqa: E402
 
 RUN_RECORD = "jiezi_run.json"
 SKIPPED_FILE = "skipped.jsonl"
@@ -51,34 +55,6 @@ RECORDED_MODEL_SETTINGS = ("model_name_or_path", "model_revision", "dtype", "use
                            "lora_dropout", "lora_target_modules")
 
 
-@dataclass
-class JieZiArguments:
-    """JieZi-specific arguments (not known to ``trl sft``; use them with this entry point).
-
-    ``subset``: fraction of JieZi-Dataset rows (glyph images with their QA turns) to train
-    on, in (0, 1]; the paper's data-scaling runs use 0.25, 0.5, 0.75 and 1.0, and subsets
-    with the same ``subset_seed`` are nested (see ``training/data.py``).
-    """
-
-    subset: float = field(default=1.0, metadata={"help": "Fraction of JieZi-Dataset rows (nested subsets), in (0, 1]."})
-    subset_seed: int = field(default=0, metadata={"help": "Seed of the nested-subset order."})
-
-
-def make_parser(prog: str | None = None):
-    """TRL's ``trl sft`` parser plus :class:`JieZiArguments`."""
-    from trl import DatasetMixtureConfig, ModelConfig, ScriptArguments, SFTConfig, TrlParser
-
-    return TrlParser((ScriptArguments, SFTConfig, ModelConfig, DatasetMixtureConfig, JieZiArguments), prog=prog)
-
-
-def parse(args: list[str] | None = None):
-    """Parse ``args`` (default ``sys.argv[1:]``) into the five argument dataclasses.
-
-    Unknown keys in a ``--config`` YAML or on the command line raise ``ValueError`` /
-    ``SystemExit`` (argparse), as ``trl sft`` does."""
-    return make_parser().parse_args_and_config(args)
-
-
 def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
@@ -91,6 +67,78 @@ def _settings(training_args, model_args) -> dict:
     return {k: (v.value if hasattr(v, "value") else v) for k, v in settings.items()}
 
 
+def _set_model_init_kwargs(training_args, model_args, num_processes: int) -> None:
+    """Fill ``training_args.model_init_kwargs`` as ``trl sft`` does, with ``device_map=None``
+    whenever more than one process runs (TRL only does that for MULTI_GPU / DEEPSPEED)."""
+    model_init_kwargs = dict(
+        revision=model_args.model_revision,
+        trust_remote_code=training_args.trust_remote_code,
+        attn_implementation=model_args.attn_implementation,
+        dtype=model_args.dtype,
+    )
+    if num_processes > 1:
+        model_init_kwargs["device_map"] = None
+    if training_args.model_init_kwargs is not None:
+        model_init_kwargs.update(training_args.model_init_kwargs)
+    training_args.model_init_kwargs = model_init_kwargs
+
+
+def _train_dataset(state, script_args, dataset_args, jiezi_args, skips: SkipLog):
+    """``(train_dataset, summary)``: JieZi-Dataset checked and subset (``summary`` its
+    :class:`training.data.DatasetSummary`), or a TRL ``datasets`` mixture (``summary`` None).
+    Raises ``ValueError`` for a subset of a mixture or when no dataset is named."""
+    from trl import get_dataset
+
+    if dataset_args.datasets:
+        if jiezi_args.subset != 1:
+            raise ValueError("subset works with dataset_name (JieZi-Dataset), not with a TRL `datasets` mixture")
+        return get_dataset(dataset_args)[script_args.dataset_train_split], None
+    if not script_args.dataset_name:
+        raise ValueError("set dataset_name (a JieZi-Dataset folder or Hub id) or `datasets`")
+    with state.main_process_first():  # one process checks rows and fills the datasets cache
+        return load_jiezi_dataset(
+            script_args.dataset_name, script_args.dataset_config or "all", script_args.dataset_train_split,
+            subset=jiezi_args.subset, subset_seed=jiezi_args.subset_seed, skips=skips,
+            progress=state.is_main_process,
+        )
+
+
+def _start_record(training_args, model_args, dataset_args, summary, skips: SkipLog, config_path,
+                  overrides) -> dict:
+    """The run record as written before training (``status`` "running")."""
+    return {
+        "status": "running",
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "recipe": str(config_path) if config_path else None,
+        "recipe_text": Path(config_path).read_text(encoding="utf-8") if config_path else None,
+        "overrides": list(overrides or []),
+        "base_model": model_args.model_name_or_path,
+        "dataset": summary.as_dict() if summary else {"datasets": [d.__dict__ for d in dataset_args.datasets]},
+        "settings": _settings(training_args, model_args),
+        "world_size": training_args.world_size,
+        "global_batch": training_args.per_device_train_batch_size
+        * training_args.gradient_accumulation_steps * training_args.world_size,
+        "skipped_rows": len(skips),
+    }
+
+
+def _finish_record(record: dict, trainer, result) -> dict:
+    """``record`` completed with steps, epochs, losses, runtime and package versions."""
+    losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
+    record.update(
+        status="completed",
+        finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        global_steps=trainer.state.global_step,
+        epochs=trainer.state.epoch,
+        train_loss=result.training_loss,
+        first_logged_loss=losses[0] if losses else None,
+        last_logged_loss=losses[-1] if losses else None,
+        train_runtime_s=result.metrics.get("train_runtime"),
+        versions=_versions(),
+    )
+    return record
+
+
 def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, callbacks=None, config_path=None,
          overrides: list[str] | None = None):
     """Train; return the ``SFTTrainer`` (its ``state.log_history`` holds the losses).
@@ -100,11 +148,9 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     a TRL ``datasets`` mixture, or when ``max_length`` cannot hold a row's image tokens.
     """
     from accelerate import PartialState
-    from trl import SFTTrainer, get_dataset, get_peft_config, get_quantization_config
+    from trl import SFTTrainer, get_peft_config, get_quantization_config
 
-    from builder.skips import SkipLog
-    from training.data import load_jiezi_dataset
-    from training.plan import check_max_length
+    # Heavy: training.processor imports transformers at module level.
     from training.processor import load_processor
 
     state = PartialState()
@@ -112,39 +158,12 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     model_id = model_args.model_name_or_path
     if not model_id:
         raise ValueError("model_name_or_path is required (in the recipe or on the command line)")
-
-    model_init_kwargs = dict(
-        revision=model_args.model_revision,
-        trust_remote_code=training_args.trust_remote_code,
-        attn_implementation=model_args.attn_implementation,
-        dtype=model_args.dtype,
-    )
-    if state.num_processes > 1:
-        model_init_kwargs["device_map"] = None
-    if training_args.model_init_kwargs is not None:
-        model_init_kwargs.update(training_args.model_init_kwargs)
-    training_args.model_init_kwargs = model_init_kwargs
-
+    _set_model_init_kwargs(training_args, model_args, state.num_processes)
     skips = SkipLog()
-    summary = None
-    if dataset_args.datasets:
-        if jiezi_args.subset != 1:
-            raise ValueError("subset works with dataset_name (JieZi-Dataset), not with a TRL `datasets` mixture")
-        train_dataset = get_dataset(dataset_args)[script_args.dataset_train_split]
-    elif script_args.dataset_name:
-        with state.main_process_first():  # one process checks rows and fills the datasets cache
-            train_dataset, summary = load_jiezi_dataset(
-                script_args.dataset_name, script_args.dataset_config or "all", script_args.dataset_train_split,
-                subset=jiezi_args.subset, subset_seed=jiezi_args.subset_seed, skips=skips,
-                progress=state.is_main_process,
-            )
-    else:
-        raise ValueError("set dataset_name (a JieZi-Dataset folder or Hub id) or `datasets`")
-
+    train_dataset, summary = _train_dataset(state, script_args, dataset_args, jiezi_args, skips)
     processor = load_processor(model_id, revision=model_args.model_revision)
     if summary is not None:
         check_max_length(training_args.max_length, summary.image_sizes, processor)
-
     trainer = SFTTrainer(
         model=model_id,
         args=training_args,
@@ -154,21 +173,7 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
         quantization_config=get_quantization_config(model_args),
         callbacks=callbacks,
     )
-
-    record = {
-        "status": "running",
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "recipe": str(config_path) if config_path else None,
-        "recipe_text": Path(config_path).read_text(encoding="utf-8") if config_path else None,
-        "overrides": list(overrides or []),
-        "base_model": model_id,
-        "dataset": summary.as_dict() if summary else {"datasets": [d.__dict__ for d in dataset_args.datasets]},
-        "settings": _settings(training_args, model_args),
-        "world_size": training_args.world_size,
-        "global_batch": training_args.per_device_train_batch_size
-        * training_args.gradient_accumulation_steps * training_args.world_size,
-        "skipped_rows": len(skips),
-    }
+    record = _start_record(training_args, model_args, dataset_args, summary, skips, config_path, overrides)
     if state.is_main_process:
         output_dir.mkdir(parents=True, exist_ok=True)
         _write_json(output_dir / RUN_RECORD, record)
@@ -181,19 +186,7 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(training_args.output_dir)  # model or adapter, and the processor
     if state.is_main_process:
-        losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
-        record.update(
-            status="completed",
-            finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            global_steps=trainer.state.global_step,
-            epochs=trainer.state.epoch,
-            train_loss=result.training_loss,
-            first_logged_loss=losses[0] if losses else None,
-            last_logged_loss=losses[-1] if losses else None,
-            train_runtime_s=result.metrics.get("train_runtime"),
-            versions=_versions(),
-        )
-        _write_json(output_dir / RUN_RECORD, record)
+        _write_json(output_dir / RUN_RECORD, _finish_record(record, trainer, result))
     if hasattr(trainer, "end"):  # transformers >= 5.18: finish trackers, tear down the process group
         trainer.end()
     return trainer

@@ -26,7 +26,9 @@ import os
 
 from harness import prompts
 from harness.bench import question_kind
+from harness.scoring import scorer_settings
 from metrics.acce import labels
+from metrics.acce.core import score
 
 log = logging.getLogger("jiezi_bench")
 
@@ -67,15 +69,11 @@ def jiezi_process_results(doc, results):
 
 
 def _settings():
-    from harness.scoring import scorer_settings
-
     settings, _ = scorer_settings(os.environ.get("JIEZI_BERTSCORE_MODEL") or None, progress=False)
     return settings
 
 
 def _aggregate(metric: str, items: list[dict]) -> float:
-    from metrics.acce.core import score
-
     if not items:
         return 0.0
     result = score([i["prediction"] for i in items], [i["reference"] for i in items], [[metric]] * len(items),
