@@ -417,7 +417,14 @@ def _truncated_copy(gguf_file: str, states: int) -> str:
         model.config.layer_types = list(model.config.layer_types)[:keep]
     partial = f"{folder}.partial-{os.getpid()}"
     tokenizer.save_pretrained(partial)
-    model.save_pretrained(partial)
+    # save_pretrained refuses a model loaded from GGUF (transformers marks it not serializable),
+    # though its weights are plain de-quantised tensors: write them and the config directly.
+    from safetensors.torch import save_file
+
+    model.config.__dict__.pop("quantization_config", None)
+    model.config.save_pretrained(partial)
+    save_file({k: v.detach().contiguous() for k, v in model.state_dict().items()},
+              os.path.join(partial, "model.safetensors"), metadata={"format": "pt"})
     open(os.path.join(partial, "COMPLETE"), "w").close()
     os.replace(partial, folder)
     return folder
