@@ -14,7 +14,7 @@ export JIEZI_SOURCES
 # chosen by benchmarks/bench_bertscore_models.py) and results.json flags those two scores as
 # not comparable to the paper. Override with
 # `make main BERTSCORE="--bertscore-model bert-base-chinese"` where the Hub is reachable.
-BERTSCORE_DEFAULT := offline-minilm
+BERTSCORE_DEFAULT := offline-gemma3
 BERTSCORE ?= --bertscore-model $(BERTSCORE_DEFAULT)
 # torch and torchvision are installed as a pair: torchvision's wheels need the torch build
 # they were made for (PyPI's torch is the CUDA build; CPU-only: see README "Set-up").
