@@ -108,7 +108,7 @@ dist.init_process_group = init_process_group
 """
 
 
-def run_trl(args: list[str], tmp_path: Path, timeout: int = 600, extra_env: dict | None = None):
+def run_trl(args: list[str], tmp_path: Path, timeout: int = 1200, extra_env: dict | None = None):
     """Run ``trl ARGS`` in ``tmp_path`` offline; returns the CompletedProcess (exit 0 asserted)."""
     paths = [str(REPO)]
     if extra_env and "JIEZI_TEST_RANK_DIR" in extra_env:
