@@ -31,6 +31,7 @@ import datasets
 
 from builder.qa.templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
 from metrics.acce.labels import LEVELS, SPLIT_FLAG_COLUMNS, SPLITS
+from metrics.acce.paper import official_reference
 
 FEATURES = datasets.Features({
     "id": datasets.Value("string"),
@@ -51,6 +52,20 @@ FEATURES = datasets.Features({
     "question_en": datasets.Value("string"),
     "answer_en": datasets.Value("string"),
     "kind": datasets.Value("string"),
+})
+
+# The ``images`` config (the paper's protocol, issue 13): one row per bench image with its
+# reference in the eight official field names (``metrics.acce.paper.REFERENCE_FIELDS``), as
+# JSON text; ``question_ids`` are the per-question rows of the same image.
+IMAGE_FEATURES = datasets.Features({
+    "image_id": datasets.Value("string"),
+    "image": datasets.Image(),
+    "character": datasets.Value("string"),
+    "script": datasets.Value("string"),
+    "reference": datasets.Value("string"),
+    "unseen_character": datasets.Value("bool"),
+    "unseen_glyph": datasets.Value("bool"),
+    "question_ids": datasets.List(datasets.Value("string")),
 })
 
 
@@ -82,13 +97,15 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
 
     BUILDER_CONFIG_CLASS = JieZiBenchConfig
     BUILDER_CONFIGS = [JieZiBenchConfig(name=n, description=f"JieZi-Bench questions of level {n}")
-                       for n in LEVELS] + [JieZiBenchConfig(name="all", description="every JieZi-Bench question")]
+                       for n in LEVELS] + [JieZiBenchConfig(name="all", description="every JieZi-Bench question"),
+                                           JieZiBenchConfig(name="images", description="one row per bench image with "
+                                                            "its eight-field reference (the paper's protocol)")]
     DEFAULT_CONFIG_NAME = "all"
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
             description="JieZi-Bench: Ancient Chinese Character Exegesis (ACCE) questions, one per row.",
-            features=FEATURES,
+            features=IMAGE_FEATURES if self.config.name == "images" else FEATURES,
             homepage="https://arxiv.org/abs/2608.11741",
         )
 
@@ -104,6 +121,9 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
                 for s in SPLITS]
 
     def _generate_examples(self, path: str, images: str, split: str):
+        if self.config.name == "images":
+            yield from _image_examples(path, images, split)
+            return
         cache: dict[str, bytes] = {}
         with open(path, encoding="utf-8") as fh:
             for line in fh:
@@ -135,3 +155,28 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
                     "answer_en": row["answer_en"],
                     "kind": row["kind"],
                 }
+
+
+def _image_examples(path: str, images: str, split: str):
+    """Rows of the ``images`` config: the bench rows of each image (in file order) folded
+    into one, its reference composed by ``metrics.acce.paper.official_reference``."""
+    by_image: dict[str, list[dict]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            flag = SPLIT_FLAG_COLUMNS.get(split)
+            if flag and not row[flag]:
+                continue
+            by_image.setdefault(row["image_id"], []).append(row)
+    for image_id, rows in by_image.items():
+        first = rows[0]
+        yield image_id, {
+            "image_id": image_id,
+            "image": {"bytes": (Path(images) / first["image"]).read_bytes(), "path": Path(first["image"]).name},
+            "character": first["character"],
+            "script": first["script"],
+            "reference": json.dumps(official_reference([r["answer_struct"] for r in rows]), ensure_ascii=False),
+            "unseen_character": first["unseen_character"],
+            "unseen_glyph": first["unseen_glyph"],
+            "question_ids": [r["id"] for r in rows],
+        }

@@ -5,6 +5,7 @@ Usage:
       [--cores 2] [--bertscore-model offline-minilm] [--skip-run]
   .venv/bin/python benchmarks/bench_retrieval.py --proxy [--sources DIR] [--cores 2]
   .venv/bin/python benchmarks/bench_retrieval.py --tune [--gallery DIR]
+  .venv/bin/python benchmarks/bench_retrieval.py --risk-coverage [--bench out/jiezi-bench] [--gallery DIR]
 
 Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
 
@@ -26,7 +27,15 @@ Oracle-MNIST test scans, split in half (gallery / queries, 10 classes).
 ``--tune``: how the baseline's defaults (k, temperature) were chosen without the bench:
 leave-one-out on 2,000 gallery glyphs whose (character, script) has other images; prints
 character accuracy and structure / formation agreement with the query's own record for
-k in {1, 5, 10, 20} x T in {0.005, 0.01, 0.02, 0.05, 0.1}.
+k in {1, 5, 10, 20} x T in {0.005, 0.01, 0.02, 0.05, 0.1} (abstention off).
+
+``--risk-coverage``: the abstention of the baseline (``harness.abstention``). Fits (or
+loads) the calibration on held-out gallery glyphs and prints its risk-coverage tables
+per script on the held-out half, for all three conditions together and for each (seen,
+unseen character, held-out script); then decides every distinct bench image and prints
+the bench's risk-coverage table per script and per generalisation split (right = the
+bench's character and script, 简体 counted as 楷书), with coverage and accuracy at the
+calibrated threshold.
 """
 
 from __future__ import annotations
@@ -182,6 +191,7 @@ def tune(gallery: str) -> None:
     from harness.retrieval import RetrievalSettings, build_baseline
 
     rb = build_baseline(gallery, RetrievalSettings(use_turns=False))
+    rb.calibration = None  # the defaults were tuned for the vote itself, before abstention
     g = rb.gallery
     pairs = Counter(zip(g.characters, g.scripts))
     candidates = [i for i in range(len(g)) if pairs[(g.characters[i], g.scripts[i])] >= 2]
@@ -212,6 +222,58 @@ def tune(gallery: str) -> None:
                   f"FORC {100 * form / max(n_f, 1):.1f}")
 
 
+def risk_coverage_report(bench: str, gallery: str) -> None:
+    from harness.abstention import CONDITIONS, curves_by_script, format_table
+    from harness.bench import load_bench
+    from harness.retrieval import build_baseline, embed_images
+    from metrics.acce import labels
+
+    t0 = time.perf_counter()
+    rb = build_baseline(gallery)
+    cal = rb.calibration
+    print(f"gallery {len(rb.gallery):,} images; calibration ({time.perf_counter() - t0:.0f} s incl. embedding): "
+          f"coef {dict(zip(('margin', 'top_similarity'), (round(c, 3) for c in cal.coef)))}, "
+          f"intercept {cal.intercept:.3f}, threshold {cal.threshold}")
+    print(json.dumps(cal.fit, ensure_ascii=False))
+    print("coverage:", json.dumps(rb.gallery.coverage(), ensure_ascii=False))
+    for cond in ("all", *CONDITIONS):
+        print(f"\nheld-out gallery glyphs, condition: {cond} (accuracy % of the most confident share)")
+        print(format_table(cal.curves, cond))
+    if not Path(bench).exists():
+        print(f"\nno bench at {bench}: bench table skipped")
+        return
+    ds = load_bench(bench, "all", "test")
+    first: dict[str, int] = {}
+    for i, iid in enumerate(ds["image_id"]):
+        first.setdefault(iid, i)
+    sub = ds.select(list(first.values()))
+    queries = embed_images(sub, "image", rb.gallery.embedder, desc="embed bench")
+    sims, idx = rb.gallery.search(queries, rb.settings.k)
+    conf, correct, script_ok, scripts, groups = [], [], [], [], []
+    meta = sub.select_columns(["character", "script", "unseen_character", "unseen_glyph"]).to_list()
+    for j, m in enumerate(meta):
+        d = rb.decide(sims[j], idx[j], calibrated=False)
+        conf.append(cal.confidence(d.features))
+        alias = labels.SCRIPT_SCORING_ALIAS.get(m["script"], m["script"])
+        correct.append(d.character == m["character"])
+        script_ok.append(d.script == alias)
+        scripts.append(m["script"])
+        groups.append("unseen character" if m["unseen_character"] else ("unseen glyph" if m["unseen_glyph"] else "seen"))
+    conf_arr, ok, sok = np.asarray(conf), np.asarray(correct), np.asarray(script_ok)
+    names = ("seen", "unseen glyph", "unseen character")
+    by_script = curves_by_script(scripts, groups, conf_arr, ok, cal.threshold, names)
+    print(f"\nJieZi-Bench ({len(meta):,} distinct images), right = the bench's character; per script:")
+    print(format_table(by_script, "all"))
+    for name in names:
+        print(f"\nJieZi-Bench, {name} images only:")
+        print(format_table(by_script, name))
+    answered = conf_arr >= cal.threshold
+    print(f"\nat threshold {cal.threshold}: {answered.sum():,} of {len(meta):,} images answered "
+          f"({100 * answered.mean():.1f}%), {(~answered).sum():,} abstained; CHAR accuracy of the answered "
+          f"{100 * ok[answered].mean() if answered.any() else float('nan'):.1f}% vs {100 * ok.mean():.1f}% answering all; "
+          f"script right on {100 * sok[answered].mean() if answered.any() else float('nan'):.1f}% of the answered")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench", default=str(REPO / "out" / "jiezi-bench"))
@@ -221,6 +283,7 @@ def main() -> None:
     ap.add_argument("--skip-run", action="store_true", help="only the embedding throughput")
     ap.add_argument("--proxy", action="store_true", help="embedder accuracy comparison on rendered glyphs and scans")
     ap.add_argument("--tune", action="store_true", help="leave-one-out choice of k and temperature on the gallery")
+    ap.add_argument("--risk-coverage", action="store_true", help="abstention: risk-coverage per script")
     ap.add_argument("--sources", type=Path, default=Path(os.environ.get("JIEZI_SOURCES", REPO.parent / "shared" / "sources")))
     args = ap.parse_args()
     _pin(args.cores)
@@ -234,6 +297,9 @@ def main() -> None:
     gallery = args.gallery or default_gallery(args.bench)
     if args.tune:
         tune(gallery)
+        return
+    if args.risk_coverage:
+        risk_coverage_report(args.bench, gallery)
         return
     embedding_speed(gallery, 2000)
     if not args.skip_run:

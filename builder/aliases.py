@@ -44,6 +44,24 @@ FORM_EQUIVALENTS: dict[str, frozenset[str]] = {
     "艸": frozenset("艹䒑"),
     "㞷": frozenset("主"),   # 往: 从彳㞷聲, written 主 in the modern form
     "𡉚": frozenset("主"),
+    "𧸇": frozenset("賣卖"),  # 贖/赎: 从貝𧸇聲; clerical script merged 𧸇 (yù) with 賣 (mài)
+}
+
+# Reduced forms a component takes as a part of another character (偏旁变体): 邑 and 阜 as 阝,
+# 示 as 礻, 艸 as 艹, 人 as 亻, 水 as 氵, 火 as 灬, 玉 as 王 (the small-seal 玉 is itself
+# 王-shaped: three strokes on a vertical; the dot of the free-standing 玉 was added later to
+# tell it from 王). Together with :data:`RADICAL_ALIASES` (亻 -> 人, 氵 -> 水, 礻 -> 示 ...)
+# these are *one* class for the evolution rules: the component is kept (保留), written in its
+# position form. A shape that merged with another component (肉 / 舟 / 丹 as 月, 㞷 as 主,
+# 𧸇 as 賣) is not a position form: that is 讹变.
+POSITION_FORMS: dict[str, frozenset[str]] = {
+    "邑": frozenset("阝"),
+    "阜": frozenset("阝"),
+    "玉": frozenset("王⺩𤣩"),
+    "艸": frozenset("艹䒑"),
+    "火": frozenset("灬"),
+    "仌": frozenset("冫"),
+    "冰": frozenset("冫"),
 }
 
 
@@ -61,6 +79,18 @@ def canonical(name: str, position: str | None = None) -> str:
     if s == FU_YI:
         return {"左": "阜", "右": "邑"}.get(position or "", s)
     return RADICAL_ALIASES.get(s, s)
+
+
+def is_position_form(old: str, new: str) -> bool:
+    """Whether ``new`` is the position (偏旁) form of component ``old``: a radical alias of it
+    (氵 for 水, 礻 for 示) or one of :data:`POSITION_FORMS` (阝 for 邑, 王 for 玉). False for
+    equal names and for merged shapes (月 for 肉). Source of the table: the Kangxi radical
+    variants (Unihan kRSUnicode simplified/position radicals) and the small-seal forms."""
+    if old == new:
+        return False
+    co = canonical(old)
+    return (canonical(new) == co and new != co) or new in POSITION_FORMS.get(co, ()) or (
+        new == co and old in POSITION_FORMS.get(co, ()))
 
 
 def same_component(a: str, b: str, *, equivalents: bool = True, variants: dict[str, set[str]] | None = None) -> bool:

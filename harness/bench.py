@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
-from builder.publish.read import load_hub_layout
+from builder.publish.read import content_fingerprint, load_hub_layout, local_data_files
 from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
 # The bench columns that asking and scoring read (jiezi eval and the leaderboard); images stay out.
@@ -33,25 +34,113 @@ class BenchError(ValueError):
     """The bench or gallery cannot be loaded or lacks a needed column (message says which)."""
 
 
-def load_bench(bench: str | Path, config: str = "all", split: str = "test"):
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def resolve_revision(bench: str | Path, revision: str | None) -> str | None:
+    """The commit a bench is read at: None for a local folder (its content fingerprint
+    identifies it), else the 40-hex commit of ``revision`` (a branch, tag or commit of the
+    Hub dataset repo ``bench``; None = the default branch) asked of the Hub once, so every
+    later read gets the same files. A full commit hash is taken as is (no Hub call); with no
+    ``revision`` and no Hub (offline), None (the bench is read unpinned, as datasets finds it).
+    Raises :class:`BenchError` when a revision is given for a local folder or cannot be
+    resolved (offline, unknown repo or revision)."""
+    if Path(str(bench)).is_dir():
+        if revision:
+            raise BenchError(f"--revision {revision!r} applies to a Hub repo id; {str(bench)!r} is a local folder "
+                             "(its content fingerprint identifies it)")
+        return None
+    if revision and _COMMIT.match(revision):
+        return revision
+    try:
+        from huggingface_hub import HfApi
+
+        return HfApi().dataset_info(str(bench), revision=revision).sha
+    except Exception as exc:  # offline, unknown repo or revision, gated: the user needs the cause
+        if revision is None:
+            return None  # nothing asked for: read what datasets finds (its cache offline), unpinned
+        raise BenchError(f"cannot resolve revision {revision or 'main'!r} of bench {str(bench)!r} on the Hub "
+                         f"({type(exc).__name__}: {exc}); pass --revision COMMIT (40 hex digits) to read a "
+                         "cached copy offline") from exc
+
+
+def _empty_split(bench: str | Path, config: str, split: str) -> bool:
+    """True when a local bench folder has data files for config/split and they hold 0 rows."""
+    folder = Path(str(bench))
+    if not folder.is_dir():
+        return False
+    import pyarrow.parquet as pq
+
+    try:
+        files = local_data_files(folder, config, split)
+        return all(pq.ParquetFile(f).metadata.num_rows == 0 for f in files)
+    except Exception:  # no files, unreadable files: the loader's own error says more
+        return False
+
+
+def _empty_message(bench: str | Path, config: str, split: str) -> str:
+    return (f"bench {str(bench)!r} config {config!r} split {split!r} is empty (0 rows): nothing to evaluate; "
+            f"choose another split ({', '.join(BENCH_SPLITS)}) or config")
+
+
+def load_bench(bench: str | Path, config: str = "all", split: str = "test", *, revision: str | None = None):
     """Load one config/split of JieZi-Bench as a ``datasets.Dataset``.
 
     ``bench``: a folder in Hub layout (``README.md`` with YAML ``configs:`` and
-    ``<config>/<split>-*.parquet``) or a Hub repo id. Raises :class:`BenchError` naming
-    the bench, config and split when loading fails or a needed column is missing.
+    ``<config>/<split>-*.parquet``) or a Hub repo id; ``revision``: the commit of a repo id
+    to read (see :func:`resolve_revision`; pass the resolved commit so reads are pinned).
+    Raises :class:`BenchError` naming the bench, config and split when loading fails, the
+    split is empty (0 rows; datasets itself fails with "corresponds to no data" or a
+    DatasetGenerationError) or a needed column is missing.
     """
     if config not in BENCH_CONFIGS:
         raise BenchError(f"config {config!r}: expected one of {list(BENCH_CONFIGS)}")
+    if _empty_split(bench, config, split):
+        raise BenchError(_empty_message(bench, config, split))
     try:
-        ds = load_hub_layout(bench, config, split)
+        ds = load_hub_layout(bench, config, split, revision=revision)
     except Exception as exc:  # datasets raises many kinds; the user needs the cause
+        if "corresponds to no data" in str(exc) or (type(exc).__name__ == "DatasetGenerationError"
+                                                    and "no data" in str(exc.__cause__ or "")):
+            raise BenchError(_empty_message(bench, config, split)) from exc
         raise BenchError(f"cannot load bench {str(bench)!r} config {config!r} split {split!r}: "
                          f"{type(exc).__name__}: {exc}") from exc
+    if len(ds) == 0:
+        raise BenchError(_empty_message(bench, config, split))
     missing = [c for c in BENCH_COLUMNS if c not in ds.column_names]
     if missing:
         raise BenchError(f"bench {str(bench)!r} {config}/{split} lacks column(s) {missing}; "
                          f"it has {ds.column_names}")
     return ds
+
+
+def image_sizes(ds) -> list[str]:
+    """The distinct pixel sizes (``"WxH"``) of a bench split's glyph images, read from the
+    image headers only (no decoding), one look per distinct ``image_id``; sorted."""
+    import io
+
+    import datasets
+    from PIL import Image
+
+    seen, sizes = set(), set()
+    raw = ds.select_columns(["image_id", "image"]).cast_column("image", datasets.Image(decode=False))
+    for row in raw:
+        if row["image_id"] in seen or not (row["image"] or {}).get("bytes"):
+            continue
+        seen.add(row["image_id"])
+        with Image.open(io.BytesIO(row["image"]["bytes"])) as im:
+            sizes.add(f"{im.width}x{im.height}")
+    return sorted(sizes)
+
+
+def bench_identity(bench: str | Path, revision: str | None) -> dict:
+    """What pins a bench for results and board rows: ``source``, ``revision`` (the commit of
+    a repo id, None for a folder) and ``content_fingerprint`` (of a local folder's data files,
+    :func:`builder.publish.read.content_fingerprint`, the value its card states; None for a
+    repo id, whose commit pins it)."""
+    folder = Path(str(bench))
+    return {"source": str(bench), "revision": revision,
+            "content_fingerprint": content_fingerprint(folder) if folder.is_dir() else None}
 
 
 def default_gallery(bench: str | Path) -> str:

@@ -5,6 +5,7 @@
 - ``jiezi leaderboard submit predictions.jsonl --model-name NAME``: validate, score and
   store a submission (harness/leaderboard.py).
 - ``jiezi leaderboard show``: print the leaderboard with the paper's Table 10 rows.
+- ``jiezi leaderboard verify ROW``: re-score a stored row from its predictions and check its scores.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
 
 The ``--model`` forms come from the backend registry (``harness.backends.BACKENDS``).
@@ -19,8 +20,14 @@ import typer
 
 from harness.backends import BACKENDS, ModelSpecError
 from harness.bench import BenchError
-from harness.leaderboard import SubmissionError, submit_file, table
+from harness.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
 from harness.lmms import write_task_folder
+from harness.official import (
+    OfficialLayoutError,
+    import_official_bench,
+    import_official_dataset,
+)
+from harness.protocol_paper import evaluate_paper, print_paper_results
 from harness.run import EvalOptions, RunError, evaluate
 from harness.scoring import ScoringSetupError
 from metrics.acce import labels
@@ -33,6 +40,9 @@ def eval_command(
     model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values())),
     bench: str = typer.Option(..., "--bench", help="JieZi-Bench folder (Hub layout) or Hub repo id."),
     output: Path = typer.Option(..., "--output", "-o", help="Run folder: predictions.jsonl, results.json, run.json."),
+    revision: Optional[str] = typer.Option(None, "--revision",
+                                           help="Branch, tag or commit of a Hub repo-id bench; pinned to its commit "
+                                                "and recorded in results.json."),
     config: str = typer.Option("all", "--config", help="L1 | L2 | L3 | L4 | all"),
     split: str = typer.Option("test", "--split", help="test | unseen_characters | unseen_glyphs"),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rows of the split."),
@@ -60,15 +70,34 @@ def eval_command(
     embedder: str = typer.Option("hog", "--embedder", help="Glyph embedder: hog | efficientnet-lite0."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Embedding cache (default ~/.cache/jiezi/retrieval)."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
+    protocol: str = typer.Option("per-question", "--protocol",
+                                 help="per-question (the bench's questions, one request each) | paper (one request per "
+                                      "image for the eight-field JSON, scored as the paper's scorer and ours)."),
+    prompt_file: Optional[Path] = typer.Option(None, "--prompt-file",
+                                               help="--protocol paper: send this file's text instead of our prompt."),
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
-    opts = EvalOptions(model=model, bench=bench, output=output, config=config, split=split, limit=limit,
+    opts = EvalOptions(model=model, bench=bench, output=output, revision=revision, config=config, split=split, limit=limit,
                        concurrency=concurrency, batch_size=batch_size, strategy=strategy, paraphrases=paraphrases,
                        paraphrase_source=paraphrase_source, gallery=gallery, bertscore_model=bertscore_model,
                        judge=judge, max_new_tokens=max_new_tokens, temperature=temperature, max_retries=max_retries,
                        timeout=timeout, device=device, dtype=dtype, retrieval_k=k,
                        retrieval_temperature=retrieval_temperature, embedder=embedder, cache_dir=cache_dir,
                        progress=not no_progress, bertscore=not no_bertscore)
+    if protocol not in ("per-question", "paper"):
+        typer.echo(f"jiezi eval: --protocol {protocol!r}: expected per-question or paper", err=True)
+        raise typer.Exit(2)
+    if prompt_file is not None and protocol != "paper":
+        typer.echo("jiezi eval: --prompt-file applies to --protocol paper", err=True)
+        raise typer.Exit(2)
+    if protocol == "paper":
+        try:
+            results = evaluate_paper(opts, prompt_file)
+        except (BenchError, ModelSpecError, ScoringSetupError, ValueError, RuntimeError, OSError) as exc:
+            typer.echo(f"jiezi eval --protocol paper: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        print_paper_results(results, output)
+        return
     try:
         results = evaluate(opts)
     except (RunError, BenchError, ModelSpecError, ScoringSetupError, ValueError) as exc:
@@ -125,11 +154,15 @@ def submit_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench of a new board (default: jiezi-bench beside the board folder)."),
     bertscore_model: Optional[str] = typer.Option(None, "--bertscore-model", help="BERTScore model of a new board (fixed afterwards)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="EVOI judge of a new board (fixed afterwards)."),
+    results: Optional[Path] = typer.Option(None, "--results",
+                                           help="The run's results.json (default: the one beside the predictions); "
+                                                "its model, prompt, decoding and bench revision go into the row."),
+    revision: Optional[str] = typer.Option(None, "--revision", help="Revision of a Hub repo-id bench of a new board."),
 ) -> None:
     """Validate, score and store a submission (one immutable row per distinct content)."""
     try:
-        row = submit_file(predictions, model_name, meta, board, bench=bench, bertscore_model=bertscore_model,
-                          judge=judge, progress=True)
+        row = submit_file(predictions, model_name, meta, board, results, bench=bench, bertscore_model=bertscore_model,
+                          judge=judge, progress=True, revision=revision)
     except (SubmissionError, BenchError) as exc:
         typer.echo(f"submission rejected: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -143,21 +176,54 @@ def submit_command(
         typer.echo(f"already on the board as row {row.id[:12]} ({row.model_name}); nothing added")
 
 
+@leaderboard_app.command("verify")
+def verify_command(
+    row: str = typer.Argument(..., help="Row id (or 6+ of its first hex digits), model name, or row file."),
+    board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
+) -> None:
+    """Re-score a row's stored predictions with the board's settings and check its stored scores."""
+    try:
+        report = verify(board, row, progress=True)
+    except (SubmissionError, BenchError) as exc:
+        typer.echo(f"jiezi leaderboard verify: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    name = f"{report['model_name']} (row {report['row'][:12]})"
+    if not report["content_ok"]:
+        typer.echo(f"{name}: the stored predictions no longer have the row's content id", err=True)
+    for metric, (stored, new) in report["differences"].items():
+        typer.echo(f"{name}: {metric} stored {_fmt(stored)} but re-scored {_fmt(new)}", err=True)
+    if not report["ok"]:
+        raise typer.Exit(1)
+    typer.echo(f"verified: {name}: all {report['checked']} stored scores reproduced from its predictions")
+
+
 @leaderboard_app.command("show")
 def show_command(
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
     no_paper: bool = typer.Option(False, "--no-paper", help="Hide the paper's Table 10 rows."),
 ) -> None:
-    """Print the leaderboard: submitted rows beside the paper's reported rows."""
-    from rich.table import Table
+    """Print the leaderboard: one ranked table per (protocol, scoring); the paper's rows
+    (paper + reference) are ranked only with submitted rows asked and scored the same way."""
 
     if not (board / "submissions").is_dir():
         typer.echo(f"note: no submissions under {board} (the board folder is created by the first "
                    "`jiezi leaderboard submit`); showing the paper's rows only", err=True)
     rows = table(board, include_paper=not no_paper)
-    tab = Table(title=f"JieZi-Bench leaderboard ({board})",
+    groups: dict[tuple[str, str], list] = {}
+    for row in rows:  # table() keeps each (protocol, scoring) group together
+        groups.setdefault(protocol_group(row), []).append(row)
+    for (protocol, scoring), members in groups.items():
+        _print_board(members, f"JieZi-Bench leaderboard ({board}): protocol {protocol}, scoring {scoring}")
+
+
+def _print_board(rows: list, title: str) -> None:
+    """One ranked table of rows sharing a protocol and scoring."""
+    from rich.table import Table
+
+    tab = Table(title=title,
                 caption="ranked by how many of the 11 metrics a row has, then by macro: a macro over fewer "
-                        "metrics leaves out the hardest ones and is not comparable with a full row")
+                        "metrics leaves out the hardest ones and is not comparable with a full row; rows asked or "
+                        "scored another way are in their own table")
     tab.add_column("#", justify="right")
     tab.add_column("model")
     tab.add_column("source")
@@ -195,8 +261,47 @@ def lmms_tasks_command(
     typer.echo(f"wrote {dest}; run: lmms-eval --model ... --tasks jiezi_bench --include_path {dest}")
 
 
+import_app = typer.Typer(help="Read the official JieZi release's layouts (files you hold; never shipped).",
+                         no_args_is_help=True)
+
+
+@import_app.command("official-bench")
+def import_official_bench_command(
+    root: Path = typer.Argument(..., help="Bench folder in the authors' runner layout (<slug>/entry.json)."),
+    out: Path = typer.Option(..., "-o", "--output", help="JieZi-Bench Hub folder to write."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
+) -> None:
+    """Convert the official bench layout into a JieZi-Bench Hub folder (configs images, all)."""
+    try:
+        report = import_official_bench(root, out, overwrite=overwrite)
+    except (OfficialLayoutError, FileExistsError) as exc:
+        typer.echo(f"jiezi import official-bench: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"wrote {out}: {report['images']} images, {report['questions']} questions, "
+               f"{len(report['problems'])} problem(s) (see import-report.json)")
+
+
+@import_app.command("official-dataset")
+def import_official_dataset_command(
+    vqa_file: Path = typer.Argument(..., help="The release's vqa_data.json."),
+    out: Path = typer.Option(..., "-o", "--output", help="JieZi-Dataset Hub folder to write."),
+    images_root: Optional[Path] = typer.Option(None, "--images-root", help="Folder the image paths are relative to "
+                                                                             "(default: the JSON file's folder)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
+) -> None:
+    """Convert the official VQA rows into TRL-ready JieZi-Dataset rows (config all, split train)."""
+    try:
+        report = import_official_dataset(vqa_file, out, images_root=images_root, overwrite=overwrite)
+    except (OfficialLayoutError, FileExistsError) as exc:
+        typer.echo(f"jiezi import official-dataset: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['problems'])} problem(s)")
+
+
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to the `jiezi` app: ``eval`` and the ``leaderboard`` group."""
+    """Add this stage's commands to the `jiezi` app: ``eval``, ``lmms-tasks``, the
+    ``leaderboard`` group and the ``import`` group (official layouts)."""
     app.command("eval")(eval_command)
+    app.add_typer(import_app, name="import")
     app.command("lmms-tasks")(lmms_tasks_command)
     app.add_typer(leaderboard_app, name="leaderboard")

@@ -8,6 +8,15 @@ One code path for the CLI (``jiezi leaderboard submit|show``) and the Gradio Spa
   plain-words message on any problem.
 - :func:`table` ``(board_dir) -> list[dict]`` gives the submitted rows and the paper's
   Table 10 rows (``paper_table10.json``, marked "reported in paper"), best macro first.
+- :func:`verify` ``(board_dir, row) -> dict`` re-scores a stored row from its stored
+  predictions with the board's settings and checks its stored scores
+  (``jiezi leaderboard verify ROW``).
+
+A row keeps, besides its scores, the run that produced it (``details["run"]``, from the
+``results.json`` of ``jiezi eval``: model spec, prompt version, decoding settings, image size,
+strategy, protocol, bench fingerprint and revision) and the board's bench identity
+(``details["bench"]``: source, revision, content fingerprint, image sizes). Model names are
+compared with the paper's under NFKC and a Unicode TR39 confusable skeleton.
 
 Board folder::
 
@@ -37,10 +46,14 @@ import os
 import re
 import tempfile
 import time
+import unicodedata
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from harness.bench import META_COLUMNS, fingerprint, load_bench
+from confusable_homoglyphs.confusables import confusables_data
+
+from harness.bench import META_COLUMNS, bench_identity, fingerprint, image_sizes, load_bench, resolve_revision
 from harness.scoring import make_judge, resolve_bertscore_model, score_rows, scorer_settings
 from metrics.acce import labels
 
@@ -54,6 +67,7 @@ PAPER_TABLE = Path(__file__).with_name("paper_table10.json")
 LEVEL_KEYS = ("L1", "L2", "L3", "L4", "macro")
 _NAME = re.compile(r"^[^\W_][\w .+\-()]{0,79}$")
 _SHOWN_PROBLEMS = 5
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class SubmissionError(ValueError):
@@ -64,7 +78,10 @@ class SubmissionError(ValueError):
 class Row:
     """One leaderboard row. ``scores``: the eleven metrics plus L1..L4 and macro (0-100,
     None when not computed); ``source``: ``"submitted"`` or ``"reported in paper"``;
-    ``created``: False when the same content was already on the board."""
+    ``created``: False when the same content was already on the board. ``protocol``
+    (``per-question`` | ``paper``) and ``scoring`` (``jiezi`` | ``reference``) say how the
+    answers were asked and scored: rows differing in either are never ranked together
+    (issue 13); the paper's rows are ``paper`` + ``reference``."""
 
     id: str
     model_name: str
@@ -74,6 +91,8 @@ class Row:
     submitted_at: str | None = None
     details: dict = field(default_factory=dict)
     created: bool = True
+    protocol: str = "per-question"
+    scoring: str = "jiezi"
 
     def to_dict(self) -> dict:
         """The row as JSON values."""
@@ -98,6 +117,58 @@ def check_model_name(name: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1)
+def _confusable_representatives() -> dict[str, str]:
+    """Character -> the representative of its confusable class (Unicode TR39
+    ``confusables.txt`` as shipped by ``confusable_homoglyphs``): single characters linked by
+    a confusable mapping, in either direction, form one class, and its lowest code point
+    stands for it (``е`` Cyrillic, ``e`` Latin -> ``e``; ``1``, ``I``, ``l`` -> ``1``)."""
+    parent: dict[str, str] = {}
+
+    def find(c: str) -> str:
+        while parent.get(c, c) != c:
+            parent[c] = parent.get(parent[c], parent[c])
+            c = parent[c]
+        return c
+
+    for char, glyphs in confusables_data.items():
+        for g in glyphs:
+            other = g["c"].strip("\u200e\u200f")  # the data wraps right-to-left glyphs in marks
+            if len(char) == 1 and len(other) == 1:
+                a, b = find(char), find(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {c: find(c) for c in parent}
+
+
+def name_key(name: str) -> str:
+    """The comparison key of a model name: NFKC (full-width ``Ｑ`` -> ``Q``), case folded,
+    white space collapsed, then every character replaced by its confusable class
+    (Unicode TR39 skeleton, see :func:`_confusable_representatives`), so ``Ｑwen3.5-9B``,
+    ``Qwеn3.5-9B`` (Cyrillic е) and ``qwen3.5-9b`` share the key of ``Qwen3.5-9B``."""
+    reps = _confusable_representatives()
+    text = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    skeleton = "".join(reps.get(c, c) for c in text)
+    # a second pass: case folding can turn a mapped character into another member of a class
+    return "".join(reps.get(c, c) for c in skeleton.casefold())
+
+
+def _lone_surrogate(value) -> str | None:
+    """The first string inside ``value`` (str, list or dict, nested) that is not valid
+    Unicode text (a lone UTF-16 surrogate such as ``"\\ud800"``, which JSON can escape but
+    UTF-8 cannot encode), as ``repr`` of the code point and its index; else None."""
+    if isinstance(value, str):
+        m = _SURROGATE.search(value)
+        return f"U+{ord(m.group()):04X} at character {m.start()}" if m else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = _lone_surrogate(k) if isinstance(k, str) else None
+        found = found or _lone_surrogate(v)
+        if found:
+            return found
+    return None
+
+
 _META_FIELDS = {"organization": str, "url": str, "paper": str, "base_model": str, "params": (str, int, float),
                 "license": str, "notes": str, "contact": str, "training_data": str, "date": str}
 
@@ -118,6 +189,9 @@ def check_meta(meta: dict | None) -> dict:
             raise SubmissionError(f"metadata field {key!r} must be text{' or a number' if key == 'params' else ''}")
         if isinstance(value, str) and len(value) > 500:
             raise SubmissionError(f"metadata field {key!r} is longer than 500 characters")
+        if isinstance(value, str) and _lone_surrogate(value):
+            raise SubmissionError(f"metadata field {key!r} is not valid Unicode text: it holds a lone surrogate "
+                                  f"({_lone_surrogate(value)})")
         if isinstance(value, float) and not math.isfinite(value):
             raise SubmissionError(f"metadata field {key!r} must be a finite number")
     return dict(meta)
@@ -142,6 +216,41 @@ def _problems(kind: str, items: list[str]) -> str:
     return f"{len(items)} {kind}: {shown}{more}"
 
 
+def _read_line(n: int, line: str) -> tuple[dict | None, str | None]:
+    """One predictions line as ``(object, None)``, or ``(None, problem)`` naming line ``n``,
+    the field and what was expected."""
+    try:
+        obj = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+    except ValueError as exc:
+        return None, f"line {n}: not plain JSON ({exc})"
+    if not isinstance(obj, dict):
+        return None, f"line {n}: expected a JSON object, got {type(obj).__name__}"
+    unknown = [k for k in obj if k not in ALLOWED_FIELDS]
+    if unknown:
+        return None, f"line {n}: unknown field(s) {unknown}; allowed fields are {list(ALLOWED_FIELDS)}"
+    missing = [k for k in REQUIRED_FIELDS if k not in obj]
+    if missing:
+        return None, f"line {n}: missing field(s) {missing}"
+    if not isinstance(obj["id"], str) or not obj["id"]:
+        return None, f"line {n}: field 'id' must be a non-empty string"
+    if obj["output"] is not None and not isinstance(obj["output"], str):
+        return None, f"line {n}: field 'output' must be a string or null"
+    if obj.get("parsed") is not None and not isinstance(obj["parsed"], dict):
+        return None, f"line {n}: field 'parsed' must be an object or null"
+    lat = obj.get("latency_s")
+    if lat is not None and (isinstance(lat, bool) or not isinstance(lat, (int, float))):
+        return None, f"line {n}: field 'latency_s' must be a number or null"
+    if obj.get("error") is not None and not isinstance(obj["error"], str):
+        return None, f"line {n}: field 'error' must be a string or null"
+    bad = next(((k, found) for k in ALLOWED_FIELDS if k in obj and (found := _lone_surrogate(obj[k]))), None)
+    if bad:
+        # A JSON escape such as "\ud800" decodes to half a UTF-16 pair: not a character,
+        # so the answer cannot be stored or hashed as UTF-8 text.
+        return None, (f"line {n}: field {bad[0]!r} is not valid Unicode text: it holds a lone surrogate "
+                      f"({bad[1]}); write the character itself or a full surrogate pair")
+    return obj, None
+
+
 def validate_predictions(data: bytes, bench_ids: list[str], *, max_bytes: int = MAX_BYTES) -> list[dict]:
     """Parse and check a submitted predictions file; returns one dict per line.
 
@@ -163,37 +272,9 @@ def validate_predictions(data: bytes, bench_ids: list[str], *, max_bytes: int = 
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
-        except ValueError as exc:
-            problems.append(f"line {n}: not plain JSON ({exc})")
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"line {n}: expected a JSON object, got {type(obj).__name__}")
-            continue
-        unknown = [k for k in obj if k not in ALLOWED_FIELDS]
-        if unknown:
-            problems.append(f"line {n}: unknown field(s) {unknown}; allowed fields are {list(ALLOWED_FIELDS)}")
-            continue
-        missing = [k for k in REQUIRED_FIELDS if k not in obj]
-        if missing:
-            problems.append(f"line {n}: missing field(s) {missing}")
-            continue
-        if not isinstance(obj["id"], str) or not obj["id"]:
-            problems.append(f"line {n}: field 'id' must be a non-empty string")
-            continue
-        if obj["output"] is not None and not isinstance(obj["output"], str):
-            problems.append(f"line {n}: field 'output' must be a string or null")
-            continue
-        if obj.get("parsed") is not None and not isinstance(obj["parsed"], dict):
-            problems.append(f"line {n}: field 'parsed' must be an object or null")
-            continue
-        lat = obj.get("latency_s")
-        if lat is not None and (isinstance(lat, bool) or not isinstance(lat, (int, float))):
-            problems.append(f"line {n}: field 'latency_s' must be a number or null")
-            continue
-        if obj.get("error") is not None and not isinstance(obj["error"], str):
-            problems.append(f"line {n}: field 'error' must be a string or null")
+        obj, problem = _read_line(n, line)
+        if problem:
+            problems.append(problem)
             continue
         rows.append(obj)
         if len(problems) > 50:
@@ -266,11 +347,15 @@ def _write_exclusive(path: Path, text: str) -> bool:
 
 
 def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_model: str | None = None,
-               judge: str | None = None, config: str = "all", split: str = "test") -> Board:
+               judge: str | None = None, config: str = "all", split: str = "test",
+               revision: str | None = None) -> Board:
     """Open a board, creating ``board.json`` on first use.
 
     On creation the bench is ``bench`` (default: the ``jiezi-bench`` folder beside the
-    board folder) and the scorer uses ``bertscore_model`` / ``judge``. On an existing
+    board folder) read at ``revision`` (a Hub repo id is pinned to the commit it resolves
+    to; see ``harness.bench.resolve_revision``), and the scorer uses ``bertscore_model`` /
+    ``judge``; ``board.json`` records the bench's fingerprint, revision, content
+    fingerprint and image sizes. On an existing
     board those settings are fixed: a different ``bertscore_model`` or ``judge``, or a
     bench with another fingerprint, raises :class:`SubmissionError`.
     """
@@ -286,19 +371,21 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
             raise SubmissionError(f"this board scores EVOI with judge {cfg['scorer'].get('judge')!r}; "
                                   f"its settings are fixed, so --judge {judge!r} cannot be used")
         if bench:
-            fp = fingerprint(load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"]))
+            fp = fingerprint(load_bench(bench, cfg["bench"]["config"], cfg["bench"]["split"],
+                                        revision=cfg["bench"].get("revision")))
             if fp != cfg["bench"]["fingerprint"]:
                 raise SubmissionError(f"the bench {bench!r} differs from the one this board was created for "
                                       f"({cfg['bench']['source']!r}, fingerprint {cfg['bench']['fingerprint'][:12]})")
         return board
     source = bench or str(path.resolve().parent / "jiezi-bench")
-    ds = load_bench(source, config, split)
+    pinned = resolve_revision(source, revision)
+    ds = load_bench(source, config, split, revision=pinned)
     _, record = resolve_bertscore_model(bertscore_model)
     cfg = {
         "format": BOARD_FORMAT,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "bench": {"source": str(source), "config": config, "split": split, "fingerprint": fingerprint(ds),
-                  "rows": len(ds)},
+        "bench": {**bench_identity(source, pinned), "config": config, "split": split, "fingerprint": fingerprint(ds),
+                  "rows": len(ds), "image_sizes": image_sizes(ds)},
         "scorer": {"bertscore_model": bertscore_model or record["requested"], "bertscore": record, "judge": judge},
         "max_bytes": MAX_BYTES,
     }
@@ -309,7 +396,8 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
 
 
 def _bench_rows(board: Board) -> list[dict]:
-    ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"])
+    ds = load_bench(board.bench["source"], board.bench["config"], board.bench["split"],
+                    revision=board.bench.get("revision"))
     fp = fingerprint(ds)
     if fp != board.bench["fingerprint"]:
         # Rows scored against two different benches (e.g. before and after `jiezi audit
@@ -331,10 +419,55 @@ def _score(board: Board, rows: list[dict], bench_rows: list[dict], progress: boo
     return {"result": result, "bertscore": record}
 
 
+RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.run's results.json
+# Backend settings that change answers (harness.run keeps the same ones in run.json).
+_DECODING_KEYS = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "decoding", "dtype", "retrieval",
+                  "k", "temperature_softmax", "embedder", "gallery_fingerprint")
+
+
+def run_record(results: dict | None, board: Board) -> dict:
+    """What produced a submission, from the ``results.json`` that ``jiezi eval`` wrote beside
+    its predictions: ``model_spec``, ``prompt_version``, ``decoding`` (the backend settings
+    that change answers), ``image_size``, ``strategy``, ``protocol``, ``bench_fingerprint``,
+    ``bench_revision``, ``bench_content_fingerprint``, ``packages``. Without one,
+    ``{"recorded": False}`` and the bench's image sizes. Raises :class:`SubmissionError` when
+    it is not a results.json of ``jiezi eval`` or was made on another bench than the board's.
+    """
+    sizes = board.bench.get("image_sizes")
+    if results is None:
+        return {"recorded": False, "image_size": sizes,
+                "note": "no results.json came with the predictions: model, prompt and decoding are not known"}
+    if not isinstance(results, dict) or results.get("format") != RESULTS_FORMAT:
+        raise SubmissionError(f"the run record is not a results.json written by `jiezi eval` (format {RESULTS_FORMAT!r})")
+    bench = results.get("bench") or {}
+    if bench.get("fingerprint") != board.bench["fingerprint"]:
+        raise SubmissionError(f"the run's results.json was made on another bench (fingerprint "
+                              f"{str(bench.get('fingerprint'))[:12]}) than this board's ({board.bench['fingerprint'][:12]})")
+    model = results.get("model") or {}
+    scorer = results.get("scorer") or {}
+    return {
+        "recorded": True,
+        "model_spec": model.get("spec"),
+        "prompt_version": results.get("prompt_version"),
+        "decoding": {k: model[k] for k in model if k in _DECODING_KEYS or k.startswith("decod")},
+        "image_size": model.get("image_size") or results.get("image_size") or sizes,
+        "strategy": results.get("strategy"),
+        "protocol": results.get("protocol") or scorer.get("protocol") or "per-question",  # issue 13 names
+        "bench_fingerprint": bench.get("fingerprint"),
+        "bench_revision": bench.get("revision"),
+        "bench_content_fingerprint": bench.get("content_fingerprint"),
+        "config": bench.get("config"), "split": bench.get("split"),
+        "packages": results.get("packages"),
+    }
+
+
 def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
            bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
-           progress: bool = False) -> Row:
+           progress: bool = False, results: dict | None = None, revision: str | None = None) -> Row:
     """Validate, score and store one submission; returns its :class:`Row`.
+
+    ``results``: the run's ``results.json`` (see :func:`run_record`), stored in the row as
+    ``details["run"]``; ``revision``: the bench revision of a new board (:func:`open_board`).
 
     ``file_bytes``: the predictions.jsonl content; ``model_name``: see
     :func:`check_model_name`; ``meta``: see :func:`check_meta`; ``board_dir``: the board
@@ -343,17 +476,20 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     with ``created=False``. Raises :class:`SubmissionError` with a plain-words message.
     """
     name = check_model_name(model_name)
-    taken = {r.model_name.casefold(): r.model_name for r in paper_rows()}
-    if name.casefold() in taken:
+    taken = {name_key(r.model_name): r.model_name for r in paper_rows()}
+    if name_key(name) in taken:
         # The board shows these names as "reported in paper"; a submission under the same
-        # name would make the comparison ambiguous.
-        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name.casefold()]!r}); "
-                              "choose a name that tells your run apart, e.g. add your organisation or a version")
+        # name, or one that only looks the same (full-width or Cyrillic letters), would make
+        # the comparison ambiguous.
+        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name_key(name)]!r}) "
+                              "or looks the same as one; choose a name that tells your run apart, e.g. add your "
+                              "organisation or a version")
     meta = check_meta(meta)
     max_bytes = MAX_BYTES
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading
         raise SubmissionError(f"the file is {len(file_bytes) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
-    board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge)
+    board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge, revision=revision)
+    run = run_record(results, board)
     bench_rows = _bench_rows(board)
     rows = validate_predictions(file_bytes, [r["id"] for r in bench_rows], max_bytes=board.config.get("max_bytes", max_bytes))
     if not any(r.get("output") for r in rows):
@@ -379,6 +515,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
         "bertscore": scored["bertscore"],
         "scorer_settings": res.get("settings"),
         "comparable_to_paper": bool(scored["bertscore"].get("comparable_to_paper")),
+        "run": run,
     }
     row = Row(id=sid, model_name=name, source="submitted", scores=scores, meta=meta,
               submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), details=details)
@@ -395,14 +532,25 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
 
 
 def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None, board_dir: str | Path,
-                **kwargs) -> Row:
-    """:func:`submit` for files on disk; the size limit is checked before reading."""
+                results_path: str | Path | None = None, **kwargs) -> Row:
+    """:func:`submit` for files on disk; the size limit is checked before reading.
+
+    ``results_path``: the run's results.json (default: ``results.json`` beside the
+    predictions, when there is one), stored with the row (:func:`run_record`)."""
     p = Path(path)
     if not p.is_file():
         raise SubmissionError(f"{p}: no such file")
     size = p.stat().st_size
     if size > MAX_BYTES:
         raise SubmissionError(f"{p.name} is {size / 1e6:.1f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB")
+    results_file = Path(results_path) if results_path else p.with_name("results.json")
+    if results_path and not results_file.is_file():
+        raise SubmissionError(f"{results_file}: no such file (the run's results.json)")
+    if results_file.is_file() and kwargs.get("results") is None:
+        try:
+            kwargs["results"] = json.loads(results_file.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SubmissionError(f"run record {results_file}: not a readable UTF-8 JSON file ({exc})") from exc
     meta = None
     if meta_path:
         try:
@@ -416,6 +564,68 @@ def load_row(path: str | Path) -> Row:
     """Read one stored row."""
     data = json.loads(Path(path).read_text("utf-8"))
     return Row(**{k: v for k, v in data.items() if k in Row.__dataclass_fields__})
+
+
+def find_row(board_dir: str | Path, ref: str) -> Path:
+    """The stored row file that ``ref`` names: a path to it, its id or a unique id prefix
+    (at least 6 hex digits), or its exact model name. Raises :class:`SubmissionError`
+    naming what matched (none, or several)."""
+    if Path(ref).is_file():
+        return Path(ref)
+    folder = Path(board_dir) / "submissions"
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    by_id = [f for f in files if len(ref) >= 6 and f.stem.startswith(ref.lower())]
+    by_name = [] if by_id else [f for f in files if _safe_name(f) == ref]
+    found = by_id or by_name
+    if len(found) != 1:
+        what = "no row" if not found else f"{len(found)} rows ({', '.join(f.stem[:12] for f in found)})"
+        raise SubmissionError(f"{what} of the board {board_dir} match {ref!r}; give a row id (or 6+ of its first "
+                              "hex digits), its model name or the row file")
+    return found[0]
+
+
+def _safe_name(path: Path) -> str | None:
+    try:
+        return load_row(path).model_name
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance: float = 1e-4) -> dict:
+    """Re-score a stored row from its stored predictions and check its stored scores.
+
+    ``ref``: see :func:`find_row`. Checks that the predictions file still has the row's
+    content id, that the bench is unchanged (fingerprint), and that each of the eleven
+    metrics, L1..L4 and macro re-scored with the board's settings equals the stored value
+    within ``tolerance`` (points on 0-100; None must stay None). Returns ``{"row", "model_name",
+    "ok", "content_ok", "checked", "differences": {metric: [stored, recomputed]},
+    "scores"}``. Raises :class:`SubmissionError` when the row, its predictions or the board
+    cannot be read.
+    """
+    path = find_row(board_dir, ref)
+    row = load_row(path)
+    cfg_path = Path(board_dir) / "board.json"
+    if not cfg_path.is_file():
+        raise SubmissionError(f"{board_dir}: no board.json (not a leaderboard folder)")
+    board = Board(Path(board_dir), json.loads(cfg_path.read_text("utf-8")))
+    preds = board.path / "predictions" / f"{row.id}.jsonl"
+    if not preds.is_file():
+        raise SubmissionError(f"row {row.id[:12]} ({row.model_name}): its predictions {preds} are missing")
+    bench_rows = _bench_rows(board)
+    rows = validate_predictions(preds.read_bytes(), [r["id"] for r in bench_rows],
+                                max_bytes=board.config.get("max_bytes", MAX_BYTES))
+    res = _score(board, rows, bench_rows, progress)["result"]
+    recomputed = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
+    differences = {}
+    for m, new in recomputed.items():
+        old = row.scores.get(m)
+        same = (old is None and new is None) or (
+            old is not None and new is not None and abs(float(old) - float(new)) <= tolerance)
+        if not same:
+            differences[m] = [old, new]
+    content_ok = content_id(rows) == row.id
+    return {"row": row.id, "model_name": row.model_name, "ok": content_ok and not differences,
+            "content_ok": content_ok, "checked": len(recomputed), "differences": differences, "scores": recomputed}
 
 
 # ------------------------------------------------------------------------------ table
@@ -439,6 +649,7 @@ def paper_rows() -> list[Row]:
         scores = dict(zip(data["metric_order"], r["scores"]))
         scores.update(level_scores(scores))
         rows.append(Row(id="paper:" + r["model"], model_name=r["model"], source="reported in paper", scores=scores,
+                        protocol="paper", scoring="reference",
                         meta={"reference": data["source"]},
                         details={"bertscore": {"requested": data["bertscore_model"], "comparable_to_paper": True},
                                  "judge": data["judge"], "comparable_to_paper": True}))
@@ -458,17 +669,30 @@ def submitted_rows(board_dir: str | Path) -> list[Row]:
     return out
 
 
-def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[Row]:
-    """Submitted rows plus (``include_paper``) the paper's rows, best first.
+PROTOCOL_ORDER = (("paper", "reference"), ("paper", "jiezi"), ("per-question", "jiezi"))
 
-    Rows are ranked by how many of the eleven metrics they have, then by macro: a macro
-    over fewer metrics (no EVOI judge, say) leaves out the hardest ones and is not
-    comparable with a full row, so it never outranks one. A row without a macro is last.
+
+def protocol_group(row: Row) -> tuple[str, str]:
+    """``(protocol, scoring)`` of a row: rows are ranked only within one such group."""
+    return (row.protocol or "per-question", row.scoring or "jiezi")
+
+
+def table(board_dir: str | Path | None, *, include_paper: bool = True) -> list[Row]:
+    """Submitted rows plus (``include_paper``) the paper's rows, grouped by
+    :func:`protocol_group` (paper+reference first, as in ``PROTOCOL_ORDER``; other groups
+    after), best first within a group.
+
+    Within a group rows are ranked by how many of the eleven metrics they have, then by
+    macro: a macro over fewer metrics (no EVOI judge, say) leaves out the hardest ones and
+    is not comparable with a full row, so it never outranks one. A row without a macro is
+    last. Rows of different groups are never interleaved: their numbers are not comparable.
     """
     rows = (submitted_rows(board_dir) if board_dir else []) + (paper_rows() if include_paper else [])
 
     def rank(r: Row) -> tuple:
+        group = protocol_group(r)
+        order = PROTOCOL_ORDER.index(group) if group in PROTOCOL_ORDER else len(PROTOCOL_ORDER)
         computed = sum(r.scores.get(m) is not None for m in labels.METRICS)
-        return (r.scores.get("macro") is None, -computed, -(r.scores.get("macro") or 0.0))
+        return (order, group, r.scores.get("macro") is None, -computed, -(r.scores.get("macro") or 0.0))
 
     return sorted(rows, key=rank)

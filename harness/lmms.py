@@ -9,7 +9,8 @@ datasets' cache). Use it with::
 
     lmms-eval --model ... --tasks jiezi_bench --include_path DIR/jiezi_bench
 
-(the group ``jiezi_bench`` or one level: ``jiezi_bench_l1`` .. ``jiezi_bench_l4``).
+(the group ``jiezi_bench`` or one level: ``jiezi_bench_l1`` .. ``jiezi_bench_l4``; the paper's
+protocol, one eight-field JSON request per image: ``jiezi_bench_paper``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from builder.publish.read import local_data_files
 TASK_DIR = Path(__file__).resolve().parent / "lmms_eval_tasks" / "jiezi_bench"
 TEMPLATE = "_default_template_yaml"
 TASK_FILES = (TEMPLATE, "jiezi_bench.yaml", "jiezi_bench_l1.yaml", "jiezi_bench_l2.yaml", "jiezi_bench_l3.yaml",
-              "jiezi_bench_l4.yaml", "utils.py")
+              "jiezi_bench_l4.yaml", "jiezi_bench_paper.yaml", "utils.py")
+# task file -> (config, split) it reads; jiezi_bench_paper is the paper's protocol (config images)
+TASK_CONFIGS = {f"jiezi_bench_{lv}.yaml": (lv.upper(), "test") for lv in ("l1", "l2", "l3", "l4")}
+TASK_CONFIGS["jiezi_bench_paper.yaml"] = ("images", "test")
 
 
 def write_task_folder(output: str | Path, bench: str | None = None) -> Path:
@@ -47,9 +51,15 @@ def write_task_folder(output: str | Path, bench: str | None = None) -> Path:
         text = re.sub(r"^dataset_path: .*$", f"dataset_path: {value}", text, count=1, flags=re.M)
         (dest / TEMPLATE).write_text(text, "utf-8")
         if local.is_dir():
-            for level in ("l1", "l2", "l3", "l4"):
-                path = dest / f"jiezi_bench_{level}.yaml"
-                files = local_data_files(local, level.upper(), "test")
+            for name, (config, split) in TASK_CONFIGS.items():
+                path = dest / name
+                try:
+                    files = local_data_files(local, config, split)
+                except FileNotFoundError:
+                    if config != "images":
+                        raise
+                    path.unlink()  # a bench published before the images config: no paper task
+                    continue
                 block = "dataset_kwargs:\n  data_files:\n    test:\n" + "".join(f"      - {f}\n" for f in files)
                 path.write_text(re.sub(r"^dataset_name: .*\n", block, path.read_text("utf-8"), count=1, flags=re.M),
                                 "utf-8")

@@ -12,7 +12,11 @@ without loss.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from metrics.acce import labels
+from metrics.acce.paper import REFERENCE_FIELDS, SCRIPT_LABELS
 
 PROMPT_VERSION = "jiezi-prompts-1.0"
 
@@ -148,3 +152,42 @@ def user_text(question: str, qtype: str) -> str:
     """The text of the user turn: the question followed by the format hint of question
     type (or template kind / subtask code) ``qtype``."""
     return f"{question.strip()}\n{FORMAT_HINTS[question_type(qtype)]}"
+
+
+# The paper's protocol (``jiezi eval --protocol paper``): one request per glyph image asking
+# for one JSON object with the eight official field names (ACCE.md section 2, issue 13).
+# This project's own wording; a user holding other prompt text passes ``--prompt-file``.
+PAPER_PROMPT_VERSION = "jiezi-paper-prompt-1.0"
+PAPER_FIELDS = REFERENCE_FIELDS
+PAPER_PROMPT = (
+    "请仔细观察图片中的古汉字字形，对这个字作完整的文字学分析，并且只输出一个 JSON 对象"
+    "（不要输出 JSON 以外的文字），包含以下八个键：\n"
+    "- \"现代字典字头\"：该字形对应的现代字典字头，一个汉字；\n"
+    f"- \"字形\"：图中字形的书体，从 {'、'.join(SCRIPT_LABELS)} 中选一个（战国文字写“古文”）；\n"
+    f"- \"造字法\"：六书类别的列表，取值为 {'、'.join(f + '字' for f in labels.FORMATIONS)}"
+    "（形声而声符兼表意时写 [\"形声字\", \"会意字\"]）；\n"
+    f"- \"结构\"：字的结构，写一个表意文字描述符（{_STRUCTURES}），独体字写“独体”；\n"
+    "- \"特殊结构\"：有特殊构形时简要说明，没有则为空字符串；\n"
+    "- \"构件\"：一个对象，键为每个构件（写构件本字，如“水”“人”），值为对象："
+    f"{{\"功能\": 从 {_FUNCTIONS} 中选的列表, \"演变类型\": 从 {_EVOLUTION} 中选一个, "
+    "\"解释\": 该构件在字中的作用的简短说明}；\n"
+    "- \"本义\"：用一句话写出该字的本义；\n"
+    "- \"历代字形演变\"：按时代先后（甲骨文、金文、篆书、隶书、楷书）用辞书体简述字形演变。\n"
+    "不确定时也给出最可能的答案，不要拒答。"
+)
+
+
+def paper_prompt(prompt_file: str | None = None) -> tuple[str, dict]:
+    """The user text of a ``--protocol paper`` request and its record for results.json.
+
+    Without ``prompt_file``: :data:`PAPER_PROMPT` and ``{"version": PAPER_PROMPT_VERSION}``.
+    With it: the file's text (UTF-8, stripped) and ``{"file", "sha256"}`` (the text itself is
+    not stored: it may be someone else's). Raises ``ValueError`` for an empty file and
+    ``OSError`` when it cannot be read.
+    """
+    if prompt_file is None:
+        return PAPER_PROMPT, {"version": PAPER_PROMPT_VERSION}
+    text = Path(prompt_file).read_text(encoding="utf-8").strip()
+    if not text:
+        raise ValueError(f"--prompt-file {prompt_file}: the file is empty")
+    return text, {"file": str(prompt_file), "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}

@@ -6,22 +6,24 @@ with an embedder of :mod:`harness.embed`, caches the matrix on disk keyed by the
 gallery's content fingerprint and the embedder settings, and finds the nearest images by
 cosine similarity.
 
-:class:`RetrievalBaseline` answers all ten subtasks from the neighbours of a bench glyph:
+:class:`RetrievalBaseline` answers for ONE character per glyph:
 
-- neighbour weights ``w_i = exp((s_i - s_1) / T)`` over the top ``k`` similarities ``s``
-  (``T``: :attr:`RetrievalSettings.temperature`);
-- CHAR: the character with the largest summed weight; SCRC: the script with the largest
-  summed weight (简体 counted with 楷书, as the scorer does);
-- STRC and FORC: a weighted vote, each neighbour character voting with its weight for the
-  value its record gives;
-- components (COMR/COMF/COMI/COME), ORIM and EVOI: the values of the highest-weighted
-  character that has them.
+1. neighbour weights ``w_i = exp((s_i - s_1) / T)`` over the top ``k`` similarities ``s``
+   (``T``: :attr:`RetrievalSettings.temperature`); the character with the largest summed
+   weight is the answer, its script the weighted vote of that character's neighbours
+   only (简体 counted with 楷书, as the scorer does) (:meth:`RetrievalBaseline.decide`);
+2. a calibrated confidence (:mod:`harness.abstention`: vote margin and top similarity,
+   fitted on held-out gallery glyphs by :func:`fit_calibration`); below its
+   threshold the baseline abstains and every question of the glyph stays unanswered
+   (an empty answer, counted as unanswered and scored 0);
+3. every other level (STRC, FORC, components, ORIM, EVOI) comes from that character's
+   records (the decided script's first) and the QA turns of that character's
+   neighbour images; a value they lack stays unanswered, never borrowed from another
+   character.
 
-A character's values come from its gallery records (the record of the predicted script
-first, then its other scripts) and, where the records lack a value (evolution types and
-narratives are derived at the QA stage, not stored in records), from its images' QA turns
-in JieZi-Dataset's ``all`` config, read with ``metrics.acce.core.parse_answer``. The
-gallery never holds bench images, and for bench characters its records carry no
+Evolution types and narratives are derived at the QA stage, not stored in records, so
+they are read from JieZi-Dataset's ``all`` config with ``metrics.acce.core.parse_answer``.
+The gallery never holds bench images, and for bench characters its records carry no
 Shuowen / Duan text (``builder.qa.stage.gallery_record``), so no reference leaks in.
 Answers are rendered in the bench's formats (:mod:`harness.render`).
 """
@@ -33,13 +35,14 @@ import math
 import os
 import re
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from harness import render
+from harness.abstention import CALIBRATION_VERSION, CONDITIONS, Calibration, curves_by_script, fit_logistic
 from harness.bench import fingerprint, load_gallery, load_training_turns
 from harness.embed import make_embedder
 from metrics.acce import labels
@@ -135,8 +138,9 @@ class RetrievalSettings:
 
     ``k``: neighbours used (>= 1); ``temperature``: softmax temperature over cosine
     similarities (> 0; smaller trusts the first neighbour more); ``embedder``: a name of
-    :data:`harness.embed.EMBEDDERS`; ``use_turns``: fall back to JieZi-Dataset QA turns for
-    values the records lack.
+    :data:`harness.embed.EMBEDDERS`; ``use_turns``: fall back to JieZi-Dataset QA turns of
+    the decided character for values its records lack; ``abstain``: answer nothing when
+    the calibrated confidence is below the calibration's threshold.
 
     The defaults were chosen on the gallery alone, never on the bench: leave-one-out over
     2,000 gallery glyphs whose (character, script) has other images (each query's own
@@ -149,6 +153,7 @@ class RetrievalSettings:
     temperature: float = 0.02
     embedder: str = "hog"
     use_turns: bool = True
+    abstain: bool = True
 
     def __post_init__(self):
         if self.k < 1:
@@ -202,20 +207,43 @@ class Gallery:
         return len(self.ds)
 
     def describe(self) -> dict:
-        """Gallery facts for results.json."""
+        """Gallery facts for results.json (with :meth:`coverage`)."""
         return {"source": self.source, "fingerprint": self.fingerprint, "images": len(self),
                 "records": len(self._records), "characters": len(self._scripts_of),
+                "coverage": self.coverage(),
                 "embedder": self.embedder.describe(), "qa_turns": self._turns_error or
                 ("loaded" if self._turns is not None else "not loaded")}
 
-    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def coverage(self) -> dict:
+        """What the gallery can recognise: ``{"scripts": {script: {"images": n,
+        "characters": m}}, "missing": [scripts of labels.SCRIPTS with no image]}``;
+        scripts in :data:`metrics.acce.labels.SCRIPTS` order, others after them (computed once)."""
+        if getattr(self, "_coverage", None) is not None:
+            return self._coverage
+        images: dict[str, int] = defaultdict(int)
+        for s in self.scripts:
+            images[s] += 1
+        chars: dict[str, int] = defaultdict(int)
+        for _c, s in self._records:
+            chars[s] += 1
+        order = [s for s in labels.SCRIPTS if s in images] + sorted(s for s in images if s not in labels.SCRIPTS)
+        self._coverage = {"scripts": {s: {"images": images[s], "characters": chars.get(s, 0)} for s in order},
+                          "missing": [s for s in labels.SCRIPTS if s not in images]}
+        return self._coverage
+
+    def search(self, queries: np.ndarray, k: int, exclude=None) -> tuple[np.ndarray, np.ndarray]:
         """Top-``k`` gallery rows of each query row (L2-normalised). Returns
-        ``(sims, idx)``, both ``(len(queries), min(k, len(gallery)))``, best first."""
+        ``(sims, idx)``, both ``(len(queries), min(k, len(gallery)))``, best first.
+        ``exclude``: optional callable ``(start, stop) -> (stop - start, len(gallery))``
+        bool mask of gallery rows each query may not see (held-out evaluation); excluded
+        rows get similarity -inf and come last."""
         k = min(k, len(self))
         sims = np.zeros((len(queries), k), np.float32)
         idx = np.zeros((len(queries), k), np.int64)
         for start in range(0, len(queries), 256):
             s = queries[start:start + 256] @ self.embeddings.T
+            if exclude is not None:
+                s[exclude(start, start + len(s))] = -np.inf
             part = np.argpartition(-s, k - 1, axis=1)[:, :k] if k < s.shape[1] else np.tile(np.arange(k), (len(s), 1))
             top = np.take_along_axis(s, part, 1)
             order = np.argsort(-top, axis=1, kind="stable")
@@ -288,22 +316,58 @@ def _evolution_section(text: str) -> str:
     return text.strip()
 
 
+@dataclass
+class Decision:
+    """The baseline's reading of one glyph.
+
+    ``character`` / ``script``: the decided pair (None when abstaining); ``confidence``:
+    calibrated P(character right), 0-1; ``abstained``: confidence below the threshold (or
+    abstention off: never); ``candidates``: ``[(character, vote weight)]`` best first
+    (the nearest candidates shown when abstaining); ``rows``: the decided character's
+    neighbour gallery rows; ``features``: :data:`harness.abstention.FEATURES` values;
+    ``script_votes``: ``{raw gallery script label: count among rows}``.
+    """
+
+    character: str | None
+    script: str | None
+    confidence: float
+    abstained: bool
+    candidates: list[tuple[str, float]]
+    rows: list[int]
+    features: dict
+    script_votes: dict
+
+
 class RetrievalBaseline:
     """Answers bench rows from the nearest gallery glyphs (see module docstring).
 
-    Usage: ``rb = RetrievalBaseline(gallery, settings)``; ``rb.index(images)`` -> neighbour
-    arrays; ``rb.answer(sims, idx, kind)`` -> the answer text of one question of template
-    ``kind`` (CHAR, SCRC, STRC, FORC, ORIM, EVOI, COMP_FULL, COMP_ASPECT or a single
-    component subtask).
+    Usage: ``rb = RetrievalBaseline(gallery, settings, calibration)``; ``rb.decide(sims,
+    idx)`` -> :class:`Decision`; ``rb.answer(sims, idx, kind)`` -> the answer text of one
+    question of template ``kind`` (CHAR, SCRC, STRC, FORC, ORIM, EVOI, COMP_FULL,
+    COMP_ASPECT or a single component subtask); ``""`` when abstaining or when the
+    decided character's records lack the value. Without a ``calibration`` the baseline
+    never abstains (confidence is then the winner's vote weight, uncalibrated).
     """
 
-    def __init__(self, gallery: Gallery, settings: RetrievalSettings | None = None):
+    def __init__(self, gallery: Gallery, settings: RetrievalSettings | None = None,
+                 calibration: Calibration | None = None):
         self.gallery = gallery
         self.settings = settings or RetrievalSettings()
+        self.calibration = calibration
+        self.decisions = {"glyphs": 0, "abstained": 0}  # distinct (sims, idx) decided, for results
+        self._counted: set[bytes] = set()
 
     def describe(self) -> dict:
-        """The baseline's settings and gallery, for results.json."""
-        return {"retrieval": asdict(self.settings), "gallery": self.gallery.describe()}
+        """The baseline's settings, gallery (with coverage) and calibration, for results.json."""
+        cal = self.calibration.to_dict() if self.calibration else None
+        return {"retrieval": asdict(self.settings), "gallery": self.gallery.describe(), "calibration": cal,
+                "abstention": self.abstention_summary()}
+
+    def abstention_summary(self) -> dict:
+        """Glyphs decided and abstained on so far (each distinct neighbour list once)."""
+        d = dict(self.decisions)
+        d["abstained_share"] = round(d["abstained"] / d["glyphs"], 4) if d["glyphs"] else None
+        return d
 
     # -- voting ----------------------------------------------------------------------
     def _weights(self, sims: np.ndarray) -> np.ndarray:
@@ -322,13 +386,49 @@ class RetrievalBaseline:
         return sorted(((c, acc[c], rows[c]) for c in acc), key=lambda t: -t[1])
 
     def script_vote(self, sims: np.ndarray, idx: np.ndarray) -> str:
-        """The script label with the largest summed weight (简体 merged into 楷书)."""
+        """The script label with the largest summed weight over the given neighbours
+        (简体 merged into 楷书)."""
         w = self._weights(sims)
         acc: dict[str, float] = defaultdict(float)
         for wi, i in zip(w, idx):
             s = self.gallery.scripts[int(i)]
             acc[labels.SCRIPT_SCORING_ALIAS.get(s, s)] += float(wi)
         return max(acc, key=acc.get)
+
+    def features(self, sims: np.ndarray, idx: np.ndarray) -> tuple[dict, list]:
+        """(:data:`harness.abstention.FEATURES` of the vote, the character votes)."""
+        votes = self.character_votes(sims, idx)
+        w1 = votes[0][1]
+        w2 = votes[1][1] if len(votes) > 1 else 0.0
+        rows = votes[0][2]
+        top = float(max(sims[list(idx).index(r)] for r in rows))
+        return {"margin": w1 - w2, "top_similarity": top, "support": len(rows) / len(idx)}, votes
+
+    def decide(self, sims: np.ndarray, idx: np.ndarray, *, count: bool = False, calibrated: bool = True) -> Decision:
+        """Decide the character, then its script from that character's neighbours only,
+        and whether to abstain (see class docstring). ``count`` adds the decision to
+        :attr:`decisions`; ``calibrated=False`` ignores the calibration (never abstains;
+        used while fitting it). Raises ``ValueError`` on an empty neighbour list."""
+        if len(idx) == 0:
+            raise ValueError("retrieval: no neighbours to decide from")
+        sims, idx = np.asarray(sims), np.asarray(idx)
+        feats, votes = self.features(sims, idx)
+        character, _, rows = votes[0]
+        mine = np.isin(idx, rows)
+        script = self.script_vote(sims[mine], idx[mine])
+        raw: dict[str, int] = defaultdict(int)
+        for r in rows:
+            raw[self.gallery.scripts[r]] += 1
+        if self.calibration is not None and calibrated:
+            confidence = self.calibration.confidence(feats)
+            abstained = self.settings.abstain and confidence < self.calibration.threshold
+        else:
+            confidence, abstained = float(votes[0][1]), False
+        if count:
+            self.decisions["glyphs"] += 1
+            self.decisions["abstained"] += int(abstained)
+        return Decision(None if abstained else character, None if abstained else script, round(confidence, 4),
+                        abstained, [(c, round(w, 4)) for c, w, _ in votes[:5]], rows, feats, dict(raw))
 
     # -- facts of a character --------------------------------------------------------
     def character_facts(self, character: str, script: str, rows: list[int]) -> dict:
@@ -350,7 +450,7 @@ class RetrievalBaseline:
         if self.settings.use_turns and needs_turns:
             for row in rows:
                 self._facts_from_turns(facts, self.gallery.turns(row))
-        return facts
+        return clean_facts(character, facts)
 
     @staticmethod
     def _merge_components(facts: dict, comps: list[dict]) -> None:
@@ -402,43 +502,59 @@ class RetrievalBaseline:
     # -- answers ---------------------------------------------------------------------
     def answer(self, sims: np.ndarray, idx: np.ndarray, kind: str) -> str:
         """The answer text for one question of template ``kind`` given one query's
-        neighbours (``sims``, ``idx`` from :meth:`Gallery.search`). Returns ``""`` when no
-        neighbour has the needed value."""
+        neighbours (``sims``, ``idx`` from :meth:`Gallery.search`). Returns ``""`` when
+        abstaining or when the decided character's records and QA turns lack the value.
+        Raises ``ValueError`` on an unknown ``kind``."""
         if len(idx) == 0:
             return ""
-        votes = self.character_votes(sims, idx)
-        if kind == "CHAR":
-            return votes[0][0]
-        script = self.script_vote(sims, idx)
-        if kind == "SCRC":
-            return script
-        facts = [(c, w, self.character_facts(c, script, rows)) for c, w, rows in votes]
-        if kind in ("STRC", "FORC"):
-            field = "structure" if kind == "STRC" else "formation"
-            acc: dict[tuple, float] = defaultdict(float)
-            for _, w, f in facts:
-                if f.get(field):
-                    acc[tuple(f[field]) if field == "formation" else (f[field],)] += w
-            if not acc:
-                return ""
-            best = max(acc, key=acc.get)
-            return render.structure_text(best[0]) if kind == "STRC" else render.formation_text(list(best))
-        if kind in ("COMP_FULL", "COMP_ASPECT", "COMR", "COMF", "COMI", "COME"):
-            for _, _, f in facts:
-                if f.get("components"):
-                    return render.components_text(
-                        f["components"],
-                        functions=kind in ("COMP_FULL", "COMP_ASPECT", "COMF"),
-                        evolution=kind in ("COMP_FULL", "COME"),
-                        interpretation=kind in ("COMP_FULL", "COMP_ASPECT", "COMI"))
+        key = np.asarray(idx).tobytes() + np.asarray(sims, np.float32).tobytes()
+        seen = key in self._counted
+        self._counted.add(key)
+        d = self.decide(sims, idx, count=not seen)
+        if d.abstained:
             return ""
-        field = {"ORIM": "original_meaning", "EVOI": "evolution"}.get(kind)
-        if field is None:
+        if kind == "CHAR":
+            return d.character
+        if kind == "SCRC":
+            return d.script
+        return self.render_fact(self.character_facts(d.character, d.script, d.rows), kind)
+
+    @staticmethod
+    def render_fact(facts: dict, kind: str) -> str:
+        """One question's answer text from one character's facts (``""`` when absent)."""
+        if kind in ("STRC", "FORC"):
+            value = facts.get("structure" if kind == "STRC" else "formation")
+            if not value:
+                return ""
+            return render.structure_text(value) if kind == "STRC" else render.formation_text(list(value))
+        if kind in ("COMP_FULL", "COMP_ASPECT", "COMR", "COMF", "COMI", "COME"):
+            if not facts.get("components"):
+                return ""
+            return render.components_text(
+                facts["components"], functions=kind in ("COMP_FULL", "COMP_ASPECT", "COMF"),
+                evolution=kind in ("COMP_FULL", "COME"), interpretation=kind in ("COMP_FULL", "COMP_ASPECT", "COMI"))
+        field_name = {"ORIM": "original_meaning", "EVOI": "evolution"}.get(kind)
+        if field_name is None:
             raise ValueError(f"retrieval baseline: unknown question kind {kind!r}")
-        for _, _, f in facts:
-            if f.get(field):
-                return f[field]
-        return ""
+        return facts.get(field_name) or ""
+
+
+_IDC = re.compile(r"[\u2ff0-\u2fff]")
+_PUNCT = " \t\n。，、；：「」『』“”（）()．.,;:!?！？"
+
+
+def clean_facts(character: str, facts: dict) -> dict:
+    """Drop values that are not answers (seen in user tests): an original meaning that
+    is only the character itself (巳 glossed as 「巳」) and components whose name is a raw
+    IDS string (「⿱竹𦻍」: an unsplit description, not a component). Returns ``facts``."""
+    meaning = facts.get("original_meaning")
+    if isinstance(meaning, str) and meaning.strip(_PUNCT) in ("", character):
+        facts.pop("original_meaning")
+    if facts.get("components"):
+        facts["components"] = [c for c in facts["components"] if not _IDC.search(str(c.get("name") or ""))]
+        if not facts["components"]:
+            facts.pop("components")
+    return facts
 
 
 def softmax_weights(sims: np.ndarray, temperature: float) -> np.ndarray:
@@ -447,9 +563,117 @@ def softmax_weights(sims: np.ndarray, temperature: float) -> np.ndarray:
     return w / w.sum() if math.isfinite(w.sum()) and w.sum() > 0 else np.full(len(w), 1.0 / len(w))
 
 
+CALIBRATION_PER_SCRIPT = 150
+
+
+def _held_out_mask(gallery: Gallery, picked: np.ndarray, condition: str):
+    """``exclude`` callable for :meth:`Gallery.search`: what each query may not see."""
+    n = len(gallery)
+    if condition == "seen":
+        def exclude(start, stop):
+            m = np.zeros((stop - start, n), bool)
+            m[np.arange(stop - start), picked[start:stop]] = True
+            return m
+        return exclude
+    values = gallery.characters if condition == "unseen character" else [
+        labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in gallery.scripts]
+    _, codes = np.unique(np.asarray(values, object), return_inverse=True)
+
+    def exclude(start, stop):
+        return codes[None, :] == codes[picked[start:stop]][:, None]
+    return exclude
+
+
+def calibration_samples(baseline: "RetrievalBaseline", per_script: int = CALIBRATION_PER_SCRIPT,
+                        seed: int = 0) -> dict:
+    """Decisions on held-out gallery glyphs for fitting and checking the confidence.
+
+    Up to ``per_script`` gallery images per script (scoring aliases merged; seeded
+    random choice) are each answered three times (:data:`harness.abstention.CONDITIONS`)
+    with the gallery rows that condition hides removed; in the ``seen`` condition only
+    images whose (character, script) has another image are asked (else no right answer
+    is left). The three conditions weigh about equally: the fitted confidence assumes
+    that a third of the glyphs shown are of characters, and a third of scripts, that
+    the gallery lacks. Returns arrays ``features``
+    ``(n, len(FEATURES))``, ``correct`` (the decided character is right), and lists ``script``
+    (the query's), ``condition``. A condition that would leave no gallery is skipped.
+    """
+    from harness.abstention import FEATURES
+
+    g = baseline.gallery
+    alias = np.asarray([labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in g.scripts], object)
+    rng = np.random.default_rng(seed)
+    picked = np.sort(np.concatenate([rng.permutation(np.flatnonzero(alias == s))[:per_script]
+                                     for s in sorted(set(alias.tolist()))])).astype(np.int64)
+    queries = g.embeddings[picked]
+    pairs = Counter(zip(g.characters, alias.tolist()))
+    feats, correct, scripts, conds = [], [], [], []
+    for condition in CONDITIONS:
+        if condition == "held-out script" and len(set(alias.tolist())) < 2:
+            continue
+        sims, idx = g.search(queries, baseline.settings.k, exclude=_held_out_mask(g, picked, condition))
+        for j, q in enumerate(picked):
+            ok = np.isfinite(sims[j])
+            if not ok.any() or (condition == "seen" and pairs[(g.characters[q], alias[q])] < 2):
+                continue
+            d = baseline.decide(sims[j][ok], idx[j][ok], calibrated=False)
+            feats.append([d.features[f] for f in FEATURES])
+            correct.append(d.character == g.characters[q])
+            scripts.append(str(alias[q]))
+            conds.append(condition)
+    return {"features": np.asarray(feats, np.float64).reshape(-1, len(FEATURES)),
+            "correct": np.asarray(correct, bool), "script": scripts, "condition": conds}
+
+
+def fit_calibration(baseline: "RetrievalBaseline", *, per_script: int = CALIBRATION_PER_SCRIPT, seed: int = 0,
+                    threshold: float = 0.5) -> Calibration:
+    """Fit the confidence of ``baseline`` on :func:`calibration_samples`: logistic
+    regression on one half (split at random, seeded), risk-coverage curves per script on
+    the other half (``Calibration.curves``). ``threshold``: the lowest confidence answered."""
+    data = calibration_samples(baseline, per_script, seed)
+    n = len(data["correct"])
+    order = np.random.default_rng(seed + 1).permutation(n)
+    fit_rows, test_rows = np.sort(order[: (n + 1) // 2]), np.sort(order[(n + 1) // 2:])
+    coef, intercept = fit_logistic(data["features"][fit_rows], data["correct"][fit_rows])
+    cal = Calibration(coef, intercept, threshold)
+    conf = np.asarray(cal.confidence(data["features"][test_rows]))
+    cal.curves = curves_by_script([data["script"][i] for i in test_rows], [data["condition"][i] for i in test_rows],
+                                  conf, data["correct"][test_rows], threshold)
+    counts = {c: data["condition"].count(c) for c in CONDITIONS}
+    cal.fit = {"gallery_fingerprint": baseline.gallery.fingerprint, "per_script": per_script, "seed": seed,
+               "samples": n, "fit_half": len(fit_rows), "test_half": len(test_rows), "by_condition": counts,
+               "accuracy_all_answered": round(100.0 * float(data["correct"].mean()), 1) if n else None,
+               "target": "decided character right (every level is read from its records)"}
+    return cal
+
+
+def load_or_fit_calibration(baseline: "RetrievalBaseline", cache_dir: Path | None = None,
+                            per_script: int = CALIBRATION_PER_SCRIPT) -> Calibration:
+    """:func:`fit_calibration`, cached as JSON beside the embeddings, keyed by the gallery
+    fingerprint, the embedder, k, T, the sample size and the calibration version."""
+    s, g = baseline.settings, baseline.gallery
+    path = Path(cache_dir or g.cache_dir) / (f"calibration-{g.fingerprint[:20]}-{g.embedder.name}-k{s.k}-"
+                                             f"T{s.temperature:g}-n{per_script}-v{CALIBRATION_VERSION}.json")
+    if path.exists():
+        try:
+            return Calibration.from_dict(json.loads(path.read_text("utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # a damaged or older file is refitted
+    cal = fit_calibration(baseline, per_script=per_script)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(cal.to_dict(), fh, ensure_ascii=False, indent=1)
+    os.replace(tmp, path)
+    return cal
+
+
 def build_baseline(gallery_source: str | Path, settings: RetrievalSettings | None = None, *,
                    cache_dir: Path | None = None, progress: bool = True) -> RetrievalBaseline:
-    """Load and embed the gallery and return the baseline."""
+    """Load and embed the gallery, fit (or load) the abstention calibration and return
+    the baseline. Raises ``harness.bench.BenchError`` when the gallery cannot be loaded."""
     settings = settings or RetrievalSettings()
     gallery = Gallery(gallery_source, make_embedder(settings.embedder), cache_dir=cache_dir, progress=progress)
-    return RetrievalBaseline(gallery, settings)
+    baseline = RetrievalBaseline(gallery, settings)
+    baseline.calibration = load_or_fit_calibration(baseline, cache_dir)
+    return baseline

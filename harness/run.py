@@ -48,7 +48,15 @@ from tqdm.auto import tqdm
 from builder.qa import templates as qa_templates
 from harness import prompts, strategies
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
-from harness.bench import META_COLUMNS, default_gallery, fingerprint, load_bench, question_kind
+from harness.bench import (
+    META_COLUMNS,
+    bench_identity,
+    default_gallery,
+    fingerprint,
+    load_bench,
+    question_kind,
+    resolve_revision,
+)
 from harness.embed import make_embedder
 from harness.predlog import PredictionLog, atomic_write_json
 from harness.retrieval import Gallery, embed_images
@@ -78,12 +86,15 @@ class EvalOptions:
     ``gallery``: JieZi-Dataset folder or id (default: next to the bench);
     ``bertscore_model``: see :func:`harness.scoring.resolve_bertscore_model`;
     ``judge``: see :func:`harness.scoring.make_judge`; ``score``: False skips results.json;
-    ``bertscore``: False reports ORIM/COMI as not computed without loading a model.
+    ``bertscore``: False reports ORIM/COMI as not computed without loading a model;
+    ``revision``: branch, tag or commit of a Hub repo-id bench, pinned to its commit
+    (``harness.bench.resolve_revision``) and recorded in results.json.
     """
 
     model: str
     bench: str
     output: Path
+    revision: str | None = None
     config: str = "all"
     split: str = "test"
     limit: int | None = None
@@ -120,11 +131,13 @@ def template_paraphrases(kind: str, original: str, n: int) -> list[str]:
     builder's other wordings) that differ from ``original``."""
     if kind not in qa_templates.TEMPLATES:
         return []
+    # a bench question may open by naming the script shown ("图中字形为金文。"): keep it
+    prefix, core = qa_templates.split_script_prefix(original.strip())
     out = []
     for i in range(len(qa_templates.TEMPLATES[kind])):
         zh, _ = qa_templates.question(kind, i)
-        if zh.strip() != original.strip() and zh not in out:
-            out.append(zh)
+        if zh.strip() != core.strip() and prefix + zh not in out:
+            out.append(prefix + zh)
     return out[:n]
 
 
@@ -332,10 +345,12 @@ def _check_options(opts: EvalOptions, spec) -> None:
         raise RunError(f"--limit {opts.limit}: expected a positive number of rows")
 
 
-def _load_rows(opts: EvalOptions):
-    """``(ds, bench fingerprint, metas, ids)`` of the bench split, cut at ``--limit``; the
-    fingerprint is of the whole split. Raises :class:`RunError` on duplicate ids."""
-    ds = load_bench(opts.bench, opts.config, opts.split)
+
+def _load_rows(opts: EvalOptions, revision: str | None = None):
+    """``(ds, bench fingerprint, metas, ids)`` of the bench split (at ``revision``, the
+    resolved commit of a repo id), cut at ``--limit``; the fingerprint is of the whole
+    split. Raises :class:`RunError` on duplicate ids."""
+    ds = load_bench(opts.bench, opts.config, opts.split, revision=revision)
     bench_fp = fingerprint(ds)
     if opts.limit is not None and opts.limit < len(ds):
         ds = ds.select(range(opts.limit))
@@ -407,7 +422,7 @@ def _run_warnings(records: dict, n_errors: dict, ids: list[str], previous: Path)
     n_empty = sum(1 for r in records[0].values() if r and not r.get("error") and not (r.get("output") or "").strip())
     if n_empty:
         warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (the retrieval baseline gives none "
-                        "when no neighbour has the field); they score 0")
+                        "when it abstains or the decided character's record lacks the field); they score 0")
     try:
         prev_rows = json.loads(previous.read_text("utf-8"))["bench"]["rows"] if previous.exists() else None
     except (ValueError, KeyError, TypeError):
@@ -419,14 +434,17 @@ def _run_warnings(records: dict, n_errors: dict, ids: list[str], previous: Path)
 
 
 def _results_head(opts: EvalOptions, spec, backend, gallery, bench_fp: str, metas: list[dict], run: dict,
-                  warnings: list[str]) -> dict:
-    """results.json without the scores: model, bench, strategy, warnings, run, packages."""
+                  warnings: list[str], *, revision: str | None = None) -> dict:
+    """results.json without the scores: model, bench (with the resolved ``revision`` and the
+    content fingerprint), strategy, warnings, run, packages."""
     prompted = BACKENDS[spec.kind].prompted
     return {
         "format": RESULTS_FORMAT,
+        "protocol": "per-question", "scoring": "jiezi",  # issue 13: see harness/protocol_paper.py
         "model": {"spec": str(spec), **backend.settings()},
-        "bench": {"source": str(opts.bench), "config": opts.config, "split": opts.split, "fingerprint": bench_fp,
-                  "rows": len(metas), "images": len({m["image_id"] for m in metas}), "limit": opts.limit},
+        "bench": {**bench_identity(opts.bench, revision), "config": opts.config, "split": opts.split,
+                  "fingerprint": bench_fp, "rows": len(metas), "images": len({m["image_id"] for m in metas}),
+                  "limit": opts.limit},
         "strategy": {"name": opts.strategy, "shots": strategies.SHOTS if opts.strategy != "zero-shot" else 0,
                      "retriever": gallery.describe() if (gallery is not None and prompted) else None},
         "prompt_version": prompts.PROMPT_VERSION if prompted else None,
@@ -510,7 +528,8 @@ def evaluate(opts: EvalOptions) -> dict:
                                              progress=opts.progress) if opts.score
                              else (None, None))
     judge = make_judge(opts.judge) if opts.score else None
-    ds, bench_fp, metas, ids = _load_rows(opts)
+    revision = resolve_revision(opts.bench, opts.revision)  # one commit for every read of this run
+    ds, bench_fp, metas, ids = _load_rows(opts, revision)
     backend, gallery = _start_backend(spec, opts)
     output, items, retried, records, n_errors, gen_s = _ask(opts, spec, backend, gallery, ds, metas, ids, bench_fp)
     if opts.score and n_errors[0] == len(ids):
@@ -526,7 +545,7 @@ def evaluate(opts: EvalOptions) -> dict:
            "command": " ".join(sys.argv) if sys.argv else None,
            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start))}
     results = _results_head(opts, spec, backend, gallery, bench_fp, metas, run,
-                            _run_warnings(records, n_errors, ids, previous))
+                            _run_warnings(records, n_errors, ids, previous), revision=revision)
     if not opts.score:
         results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
         return results

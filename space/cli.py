@@ -1,7 +1,9 @@
 """`jiezi` commands of the space stage (registered by jiezi_cli.py).
 
 ``jiezi space`` runs the JieZi Space (``space/app.py``) on this machine;
-``jiezi space-bundle`` writes the folder that is uploaded as the Hub Space.
+``jiezi space-bundle`` writes the folder that is uploaded as the Hub Space;
+``jiezi explain`` is the exegesis tab on the command line (same explainers, same
+abstention), one answer per image.
 """
 
 from __future__ import annotations
@@ -11,9 +13,60 @@ from typing import Optional
 
 import typer
 
+LEVEL_KEYS = {"L1": ("CHAR", "SCRC"), "L2": ("STRC", "COMR", "FORC"), "L3": ("ORIM",), "L4": ("COME", "EVOI")}
+
+
+def default_dataset() -> str:
+    """The retrieval gallery when none is given: env ``JIEZI_DATASET``, else the main
+    job's output ``out/jiezi-dataset`` (``jiezi build --output out``), else the Hub id."""
+    import os
+
+    from space.data import DEFAULT_DATASET
+
+    if os.environ.get("JIEZI_DATASET"):
+        return os.environ["JIEZI_DATASET"]
+    return "out/jiezi-dataset" if Path("out/jiezi-dataset").is_dir() else DEFAULT_DATASET
+
+
+def explanation_json(image: str, ex) -> dict:
+    """The ``jiezi explain --json`` object of one image: ``image``, ``character`` and
+    ``script`` (null when abstaining or unanswered), ``abstained`` (bool),
+    ``confidence`` (0-1; null for model backends, which have no calibrated confidence),
+    ``levels`` (L1..L4 -> question type -> answer text or null), ``unanswered``
+    (question type -> reason), ``candidates`` ([character, vote weight] best first),
+    ``backend`` and ``seconds``."""
+    facts = ex.facts
+    comps = ((facts.get("COMR") and facts["COMR"].parsed) or {}).get("components") or []
+    come = "；".join(f"{c['name']}：{c['evolution_type']}" for c in comps if c.get("evolution_type")) or None
+    answers = {q: (f.answer or None) for q, f in facts.items()}
+    answers["COME"] = come
+    decision = ex.decision or {}
+    char = decision.get("character") if ex.decision else (facts["CHAR"].parsed or {}).get("character")
+    script = decision.get("script") if ex.decision else (facts["SCRC"].parsed or {}).get("script")
+    return {"image": image, "backend": ex.backend, "character": char, "script": script,
+            "abstained": ex.abstained, "confidence": decision.get("confidence"),
+            "candidates": [list(c) for c in decision.get("candidates") or []],
+            "levels": {lv: {q: answers.get(q) for q in qs} for lv, qs in LEVEL_KEYS.items()},
+            "unanswered": {q: f.error for q, f in facts.items() if f.error}, "seconds": round(ex.seconds, 3)}
+
+
+def _explain_text(item: dict) -> str:
+    if item.get("error"):
+        return f"{item['image']}: error: {item['error']}"
+    cands = ", ".join(f"{c} {w:.2f}" for c, w in item["candidates"])
+    if item["abstained"]:
+        return f"{item['image']}: cannot read this glyph (confidence {item['confidence']:.2f}); nearest: {cands}"
+    conf = "" if item["confidence"] is None else f" (confidence {item['confidence']:.2f})"
+    lines = [f"{item['image']}: {item['character'] or '?'} · {item['script'] or '?'}{conf}"]
+    for level, answers in item["levels"].items():
+        for q, a in answers.items():
+            lines.append(f"  {level} {q}: " + (a.replace(chr(10), " ") if a else "— " + item["unanswered"].get(q, "")))
+    return "\n".join(lines)
+
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the `jiezi` app."""
+    _register_explain(app)
 
     @app.command("space")
     def space(
@@ -68,3 +121,40 @@ def register(app: typer.Typer) -> None:
         if repo_id:
             url = push(output, repo_id)
             typer.echo(f"uploaded to {url}")
+
+
+def _register_explain(app: typer.Typer) -> None:
+    @app.command("explain")
+    def explain(
+        images: list[Path] = typer.Argument(..., help="glyph image files (PNG, JPEG, WebP), one glyph each"),
+        model: str = typer.Option("retrieval", "--model", help="retrieval | openai:MODEL@BASE_URL | hf:PATH_OR_ID"),
+        dataset: Optional[str] = typer.Option(None, "--dataset", help="JieZi-Dataset folder or Hub id: the retrieval "
+                                              "gallery (default: env JIEZI_DATASET, else out/jiezi-dataset)"),
+        as_json: bool = typer.Option(False, "--json", help="one JSON object per image (JSON Lines)"),
+    ) -> None:
+        """Explain glyph images on the four levels, or abstain ("cannot read this glyph")."""
+        import json
+
+        from space.backends import BackendUnavailable, Explainers
+        from space.data import Resources, SpaceConfig
+        from space.images import GlyphImageError, prepare
+
+        config = SpaceConfig(dataset=dataset or default_dataset(), backends=[model])
+        try:
+            explainer = Explainers(Resources(config)).get(model)
+        except BackendUnavailable as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        failed = 0
+        for path in images:
+            try:
+                from PIL import Image
+
+                with Image.open(path) as im:
+                    item = explanation_json(str(path), explainer.explain(prepare(im)))
+            except (OSError, GlyphImageError, ValueError) as exc:  # one bad image never stops the rest
+                failed += 1
+                item = {"image": str(path), "error": f"{type(exc).__name__}: {exc}"}
+            typer.echo(json.dumps(item, ensure_ascii=False) if as_json else _explain_text(item))
+        if failed:
+            raise typer.Exit(1)

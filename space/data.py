@@ -145,6 +145,20 @@ class Resources:
             return ds.select_columns(cols).to_pandas()
         return self._get(("index", kind, split), build)
 
+    def coverage(self) -> dict:
+        """What the retrieval gallery (JieZi-Dataset ``records``) holds, per script:
+        ``{"scripts": {script: {"images": n, "characters": m}}, "missing": [...]}`` in
+        :data:`metrics.acce.labels.SCRIPTS` order (the shape of
+        ``harness.retrieval.Gallery.coverage``); read from the text columns only."""
+        def build():
+            frame = self.gallery().select_columns(["character", "script"]).to_pandas()
+            return coverage_of(frame)
+        return self._get(("coverage", "records", "train"), build)
+
+    def script_counts(self, kind: str, split: str) -> dict[str, int]:
+        """Rows per script of the explorer index of ``kind`` / ``split``."""
+        return {str(k): int(v) for k, v in self.index(kind, split)["script"].value_counts().items()}
+
     def status(self) -> str:
         """A markdown line per resource: loaded (with its size) or why not."""
         lines = []
@@ -162,12 +176,35 @@ class Resources:
 
 
 def _explain(key: tuple, exc: Exception) -> str:
-    what = {"bench": "JieZi-Bench", "dataset": "JieZi-Dataset", "index": "the explorer index"}[key[0]]
+    what = {"bench": "JieZi-Bench", "dataset": "JieZi-Dataset", "index": "the explorer index",
+            "coverage": "the gallery coverage (JieZi-Dataset)"}[key[0]]
     hint = ("Start the Space with `jiezi space --bench out/jiezi-bench --dataset out/jiezi-dataset` "
             "or set JIEZI_BENCH / JIEZI_DATASET.")
     if "jiezi build" not in str(exc):
         hint = "Build it with `jiezi build --output out`. " + hint
     return f"{what} ({'/'.join(key[1:])}) could not be loaded: {exc}. {hint}"
+
+
+def coverage_of(frame) -> dict:
+    """Coverage dict (see :meth:`Resources.coverage`) of a frame with ``character`` and
+    ``script`` columns, one row per glyph image."""
+    images = frame["script"].value_counts()
+    chars = frame.drop_duplicates(["character", "script"])["script"].value_counts()
+    order = [s for s in labels.SCRIPTS if s in images] + sorted(s for s in images.index if s not in labels.SCRIPTS)
+    return {"scripts": {s: {"images": int(images[s]), "characters": int(chars.get(s, 0))} for s in order},
+            "missing": [s for s in labels.SCRIPTS if s not in images]}
+
+
+def coverage_line(coverage: dict) -> str:
+    """One markdown line stating which scripts the gallery holds (with counts) and which
+    it lacks; glyphs of a missing script cannot be read by the retrieval baseline."""
+    held = " · ".join(f"{s} {c['images']:,} images / {c['characters']:,} characters"
+                      for s, c in coverage["scripts"].items())
+    line = f"**Gallery coverage** (what the retrieval baseline can match): {held or 'nothing'}."
+    if coverage["missing"]:
+        line += (f" **No data** for {'、'.join(coverage['missing'])}: a glyph in these scripts cannot be read here "
+                 "(the baseline abstains or names a look-alike of another script).")
+    return line
 
 
 # ---------------------------------------------------------------- explorer queries
@@ -221,7 +258,9 @@ def query(resources: Resources, kind: str, split: str, character: str = "", scri
     (a dataset row matches when one of its turns has that subtask, and only those turns
     are listed); ``page``: 1-based, clamped to the available pages. Raises
     :class:`DataUnavailable` when the resource cannot be loaded and ``ValueError`` on an
-    unknown kind or split.
+    unknown kind or split. A bench glyph asked several questions on the page gets one
+    thumbnail (caption: the table rows it belongs to) and one item whose ``questions``
+    lists those rows.
     """
     if kind not in ("bench", "dataset"):
         raise ValueError(f"kind must be 'bench' or 'dataset', got {kind!r}")
@@ -237,16 +276,25 @@ def query(resources: Resources, kind: str, split: str, character: str = "", scri
     ds = resources.bench("all", split) if kind == "bench" else resources.dataset("all", split)
     rows_ds = ds.select(chosen) if chosen else []
     images, rows, items = [], [], []
+    glyph_at: dict[str, int] = {}  # bench image id -> its thumbnail: one per glyph, not per question
     for n, row in enumerate(rows_ds, start=(page - 1) * page_size + 1):
+        item = {k: v for k, v in row.items() if k not in ("image", "images")}
         if kind == "bench":
-            images.append((row["image"], f"{n} · {row['character']} · {row['script']} · {row['subtask']}"))
             rows.append([n, row["character"], row["script"], row["subtask"], row["question"], row["answer"]])
-        else:
-            images.append((row["images"][0], f"{n} · {row['character']} · {row['script']}"))
-            for code, question, answer in qa_turns(row):
-                if subtask in (None, "", ALL) or code == subtask:
-                    rows.append([n, row["character"], row["script"], code, question, answer])
-        items.append({k: v for k, v in row.items() if k not in ("image", "images")})
+            at = glyph_at.get(row["image_id"])
+            if at is None:
+                glyph_at[row["image_id"]] = len(images)
+                images.append((row["image"], f"{row['character']} · {row['script']} · #{n}"))
+                items.append({**item, "questions": [item]})
+            else:
+                items[at]["questions"].append(item)
+                images[at] = (images[at][0], images[at][1] + f", #{n}")
+            continue
+        images.append((row["images"][0], f"{n} · {row['character']} · {row['script']}"))
+        for code, question, answer in qa_turns(row):
+            if subtask in (None, "", ALL) or code == subtask:
+                rows.append([n, row["character"], row["script"], code, question, answer])
+        items.append(item)
     return Page(images, rows, BENCH_COLUMNS if kind == "bench" else DATASET_COLUMNS, items, total, page, pages)
 
 

@@ -41,6 +41,8 @@ LEVEL_ROWS: dict[str, list[str]] = {
 LEVEL_NAMES = {"L1": ("基础", "basic"), "L2": ("字形", "form"), "L3": ("字义", "meaning"), "L4": ("演变", "evolution")}
 # The record field each question type reads (GlyphRecord, builder/schema.py).
 RECORD_FIELD = {"STRC": "structure", "FORC": "formation", "ORIM": "original_meaning", "EVOI": "evolution"}
+FIELD_WORDS = {"STRC": "structure", "COMR": "components", "FORC": "formation", "ORIM": "original meaning",
+               "EVOI": "evolution"}
 # Provenance entries listed per fact: enough to check the fact, short enough to read.
 MAX_SOURCES = 6
 
@@ -81,13 +83,22 @@ class Fact:
 @dataclass
 class Exegesis:
     """A full answer for one glyph image: ``facts`` by question type, ``neighbours``
-    (best first), the ``backend`` spec, wall ``seconds``, and ``notes`` for the reader."""
+    (best first), the ``backend`` spec, wall ``seconds``, ``notes`` for the reader and,
+    for the retrieval baseline, its ``decision`` (``character``, ``script``,
+    ``confidence`` 0-1, ``threshold``, ``abstained``, ``candidates`` [(character, vote
+    weight)]: the JSON of ``jiezi explain``)."""
 
     backend: str
     facts: dict[str, Fact]
     neighbours: list[Neighbour] = field(default_factory=list)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    decision: dict | None = None
+
+    @property
+    def abstained(self) -> bool:
+        """True when the backend declined to read the glyph (every fact unanswered)."""
+        return bool(self.decision and self.decision.get("abstained"))
 
 
 def parse(answer: str, qtype: str) -> dict | None:
@@ -138,7 +149,8 @@ class RetrievalExplainer:
         return neigh
 
     def explain(self, image, questions: dict[str, str] | None = None) -> Exegesis:
-        """Answer every question type for ``image`` (a PIL image, RGB on white).
+        """Answer every question type for ``image`` (a PIL image, RGB on white) as ONE
+        character: decide it (or abstain), then read every level from its records.
         ``questions`` is ignored: the baseline answers from records, not from wording."""
         import numpy as np
 
@@ -147,69 +159,67 @@ class RetrievalExplainer:
             neigh = self.neighbours(image)
             sims = np.array([n.similarity for n in neigh], np.float32)
             idx = np.array([n.row for n in neigh], np.int64)
-            facts: dict[str, Fact] = {}
-            votes = self.baseline.character_votes(sims, idx)
-            script = self.baseline.script_vote(sims, idx)
-            for qtype, kind in QUESTION_TYPES.items():
-                fact = Fact(qtype)
-                try:
-                    fact.answer = self.baseline.answer(sims, idx, kind)
-                    fact.parsed = parse(fact.answer, qtype)
-                    self._attribute(fact, votes, script, neigh)
-                except Exception as exc:  # one failing question never loses the others
-                    fact.error = f"{type(exc).__name__}: {exc}"
-                if not fact.answer and not fact.error:
-                    fact.error = "no neighbour's record has this field"
-                facts[qtype] = fact
+            d = self.baseline.decide(sims, idx)
+            facts = self._abstained_facts(d) if d.abstained else self._character_facts(d, neigh)
             for n in neigh:
                 n.image = self.gallery.ds[n.row]["image"]
+        cal = self.baseline.calibration
+        decision = {"character": d.character, "script": d.script, "confidence": d.confidence,
+                    "threshold": cal.threshold if cal else None, "abstained": d.abstained,
+                    "candidates": d.candidates, "features": {k: round(v, 4) for k, v in d.features.items()}}
         notes = [f"retrieval baseline: {len(neigh)} nearest of {len(self.gallery):,} gallery glyphs "
-                 f"({self.gallery.embedder.name}); answers are the records of look-alike glyphs, "
-                 "not a reading of this one"]
-        return Exegesis("retrieval", facts, neigh, time.perf_counter() - start, notes)
+                 f"({self.gallery.embedder.name}); it names the gallery character these look like and shows "
+                 "that character's records, it does not read this glyph"]
+        return Exegesis("retrieval", facts, neigh, time.perf_counter() - start, notes, decision)
+
+    def _abstained_facts(self, d) -> dict[str, Fact]:
+        why = (f"abstained: confidence {d.confidence:.2f} is below "
+               f"{self.baseline.calibration.threshold:.2f}; nearest candidates "
+               + "、".join(f"{c} ({w:.2f})" for c, w in d.candidates[:3]))
+        return {q: Fact(q, error=why) for q in QUESTION_TYPES}
+
+    def _character_facts(self, d, neigh: list[Neighbour]) -> dict[str, Fact]:
+        known = self.baseline.character_facts(d.character, d.script, d.rows)
+        facts: dict[str, Fact] = {}
+        for qtype, kind in QUESTION_TYPES.items():
+            fact = Fact(qtype)
+            try:
+                fact.answer = {"CHAR": d.character, "SCRC": d.script}.get(qtype) or \
+                    self.baseline.render_fact(known, kind)
+                fact.parsed = parse(fact.answer, qtype)
+                self._attribute(fact, d, neigh)
+            except Exception as exc:  # one failing question never loses the others
+                fact.error = f"{type(exc).__name__}: {exc}"
+            if not fact.answer and not fact.error:
+                fact.error = f"the records of {d.character} have no {FIELD_WORDS.get(qtype, qtype)}; left unanswered"
+            facts[qtype] = fact
+        return facts
 
     # -- where each fact came from ---------------------------------------------------
-    def _attribute(self, fact: Fact, votes, script: str, neigh: list[Neighbour]) -> None:
-        qtype = fact.qtype
+    def _attribute(self, fact: Fact, d, neigh: list[Neighbour]) -> None:
         if not fact.answer:
             return
-        total = sum(w for _, w, _ in votes) or 1.0
-        if qtype in ("CHAR", "SCRC"):
-            key = (lambda n: n.character) if qtype == "CHAR" else (
-                lambda n: labels.SCRIPT_SCORING_ALIAS.get(n.script, n.script))
-            value = fact.answer if qtype == "CHAR" else labels.SCRIPT_SCORING_ALIAS.get(fact.answer, fact.answer)
-            backing = [n for n in neigh if key(n) == value]
-            share = sum(n.weight for n in backing)
-            fact.basis = (f"{len(backing)} of {len(neigh)} nearest glyphs are {value} "
-                          f"(vote weight {share:.2f})")
-            for n in backing[:MAX_SOURCES]:
-                fact.sources.append({"source": "gallery image", "entry_id": n.image_id,
-                                     "span": n.character if qtype == "CHAR" else n.script,
+        mine = [n for n in neigh if n.row in d.rows]
+        if fact.qtype == "CHAR":
+            fact.basis = (f"{len(mine)} of {len(neigh)} nearest glyphs are {d.character} "
+                          f"(vote weight {sum(n.weight for n in mine):.2f}); confidence {d.confidence:.2f}")
+            for n in mine[:MAX_SOURCES]:
+                fact.sources.append({"source": "gallery image", "entry_id": n.image_id, "span": n.character,
                                      "rule": "image.label", "via": f"similarity {n.similarity:.3f}"})
             return
-        wanted = fact.parsed or {}
-        chosen = []
-        for character, weight, rows in votes:
-            facts = self.baseline.character_facts(character, script, rows)
-            if qtype == "STRC" and facts.get("structure") and facts["structure"] == wanted.get("structure"):
-                chosen.append((character, weight, rows))
-            elif qtype == "FORC" and facts.get("formation") and set(facts["formation"]) == _formation_set(wanted):
-                chosen.append((character, weight, rows))
-            elif qtype in ("COMR", "ORIM", "EVOI"):
-                key = {"COMR": "components", "ORIM": "original_meaning", "EVOI": "evolution"}[qtype]
-                if facts.get(key):
-                    chosen.append((character, weight, rows))
-                    break  # the baseline takes the first character that has the value
-        if qtype in ("STRC", "FORC"):
-            share = sum(w for _, w, _ in chosen) / total
-            fact.basis = ("weighted vote of the neighbours' records: " +
-                          "、".join(f"{c} ({w / total:.2f})" for c, w, _ in chosen[:5]) + f"; total {share:.2f}")
-        elif chosen:
-            c, w, _ = chosen[0]
-            fact.basis = f"from the records of {c}, the most similar character that has this field (weight {w / total:.2f})"
-        for character, _, rows in chosen[:3]:
-            self._sources_of(fact, character, script, rows)
-        fact.sources = fact.sources[:MAX_SOURCES] if qtype != "COMR" else fact.sources
+        if fact.qtype == "SCRC":
+            counts = "、".join(f"{c} {s}" for s, c in sorted(d.script_votes.items(), key=lambda t: -t[1]))
+            merged = any(labels.SCRIPT_SCORING_ALIAS.get(s) for s in d.script_votes)
+            cov = "、".join(self.gallery.coverage()["scripts"])
+            fact.basis = (f"weighted vote of {d.character}'s {len(mine)} nearest glyphs: {counts}"
+                          + ("（简体 counted as 楷书）" if merged else "") + f"; the gallery holds only {cov}")
+            for n in mine[:MAX_SOURCES]:
+                fact.sources.append({"source": "gallery image", "entry_id": n.image_id, "span": n.script,
+                                     "rule": "image.label", "via": f"similarity {n.similarity:.3f}"})
+            return
+        fact.basis = f"from the records of {d.character} ({d.script} first), the character decided above"
+        self._sources_of(fact, d.character, d.script, d.rows)
+        fact.sources = fact.sources[:MAX_SOURCES] if fact.qtype != "COMR" else fact.sources
 
     def _sources_of(self, fact: Fact, character: str, script: str, rows: list[int]) -> None:
         records = self.gallery.records_of(character)
@@ -260,15 +270,6 @@ class RetrievalExplainer:
                     fact.sources.extend(_with_via(picked, f"JieZi-Dataset QA turn of image {image_id}",
                                                   picked[0].get("field", "")))
                     return
-
-
-def _formation_set(parsed: dict) -> set[str]:
-    if not parsed:
-        return set()
-    got = set(parsed.get("formation") or [])
-    if parsed.get("yisheng"):
-        got |= {"形声", "会意"}
-    return got
 
 
 def _with_via(provs: list[dict], via: str, field_name: str) -> list[dict]:

@@ -34,6 +34,13 @@ CSS = """
 .jz-comp td,.jz-comp th{border:1px solid var(--border-color-primary);padding:2px 6px;text-align:left;vertical-align:top}
 .jz-score{font-size:.85em;margin-top:3px}
 .jz-ok{color:#15803d}.jz-bad{color:#b91c1c}
+.jz-verdict{border-radius:8px;padding:8px 14px;margin-bottom:10px;background:var(--background-fill-secondary)}
+.jz-verdict.jz-abstain{border:2px solid #b45309;background:#fffbeb;color:#78350f}
+.jz-cand{font-size:1.4em;margin:0 2px 0 8px}
+/* IDCs (U+2FF0..) are drawn as thin dashed boxes by design: a serif CJK face that has them,
+   larger, and their name beside them keep them legible */
+.jz-idc{font-family:"Noto Serif CJK SC","Noto Sans Mono CJK SC",serif;font-size:1.6em;font-weight:700;vertical-align:middle}
+.jz-idcl{font-size:.75em;color:#7c2d12;background:#ffedd5;border-radius:3px;padding:0 2px;margin:0 2px}
 """
 
 FACT_NAMES = {
@@ -44,6 +51,20 @@ FACT_NAMES = {
 }
 
 
+def idc_html(escaped: str) -> str:
+    """``escaped`` (already HTML-escaped) with each Ideographic Description Character
+    drawn larger and followed by its name (⿰ -> ⿰ 左右): the IDC glyphs are thin dashed
+    boxes in every font, unreadable at text size."""
+    out = []
+    for ch in escaped:
+        if "\u2ff0" <= ch <= "\u2fff":
+            name = labels.STRUCTURE_ZH.get(ch, "").removesuffix("结构") or "IDC"
+            out.append(f"<span class='jz-idc' title='{name}'>{ch}</span><span class='jz-idcl'>{name}</span>")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _sources(sources: list[dict]) -> str:
     if not sources:
         return ""
@@ -51,7 +72,7 @@ def _sources(sources: list[dict]) -> str:
     for s in sources:
         items.append(
             f"<li><b>{escape(str(s.get('source', '?')))}</b> {escape(str(s.get('entry_id', '')))} "
-            f"<span class='jz-span'>「{escape(str(s.get('span', '')))}」</span> "
+            f"<span class='jz-span'>「{idc_html(escape(str(s.get('span', ''))))}」</span> "
             f"<i>{escape(str(s.get('rule', '')))}</i>"
             + (f" · {escape(str(s['via']))}" if s.get("via") else "") + "</li>")
     return "<ul class='jz-src'>" + "".join(items) + "</ul>"
@@ -89,7 +110,7 @@ def _answer_html(fact: Fact | None, row: str) -> str:
         body = _components_table(comps, evolution=True)
     elif row == "STRC" and parsed.get("structure"):
         idc = parsed["structure"]
-        body = f"{escape(idc)}（{escape(labels.STRUCTURE_ZH.get(idc, ''))} · {escape(labels.STRUCTURES.get(idc, ''))}）"
+        body = f"<span class='jz-idc'>{escape(idc)}</span>（{escape(labels.STRUCTURE_ZH.get(idc, ''))} · {escape(labels.STRUCTURES.get(idc, ''))}）"
     elif row == "SCRC" and parsed.get("script"):
         body = f"{escape(parsed['script'])}（{escape(labels.SCRIPTS.get(parsed['script'], ''))}）"
     else:
@@ -124,7 +145,7 @@ def exegesis_html(ex: Exegesis, references: dict[str, dict] | None = None, score
     (the bench row's answer, parsed ``answer_struct`` and provenance); ``scores``: metric
     key -> display text of this item's score (from :func:`score_item`).
     """
-    parts = ["<div class='jz-levels'>"]
+    parts = [verdict_html(ex.decision), "<div class='jz-levels'>"]
     for level, rows in LEVEL_ROWS.items():
         zh, en = LEVEL_NAMES[level]
         parts.append(f"<section class='jz-level' data-level='{level}'><h3>{level} {zh} · {en}</h3>")
@@ -141,6 +162,26 @@ def exegesis_html(ex: Exegesis, references: dict[str, dict] | None = None, score
         parts.append("</section>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def verdict_html(decision: dict | None) -> str:
+    """The one-line reading above the levels: the decided character and script with the
+    confidence, or, when the baseline abstains, "cannot read this glyph" with the
+    nearest candidates (``decision``: :attr:`Exegesis.decision`; None gives "")."""
+    if not decision:
+        return ""
+    conf = decision.get("confidence") or 0.0
+    thr = decision.get("threshold")
+    cands = "".join(f"<span class='jz-cand'>{escape(c)}</span>{w:.2f}" for c, w in decision.get("candidates") or [])
+    if decision.get("abstained"):
+        return ("<div class='jz-verdict jz-abstain' data-abstained='true'><b>无法释读 · cannot read this glyph</b>: "
+                f"confidence {conf:.2f} is below {thr:.2f}, so no level is answered. It may be in a script or of a "
+                "character the gallery does not hold (see the coverage line). "
+                f"Nearest candidates (vote weight):{cands}</div>")
+    return (f"<div class='jz-verdict' data-abstained='false'>读作 read as <span class='jz-cand'>"
+            f"{escape(decision.get('character') or '')}</span> · {escape(decision.get('script') or '')} · "
+            f"confidence {conf:.2f}. Every level below comes from the records of this one character; a field "
+            f"they lack stays unanswered. Other candidates:{cands}</div>")
 
 
 def references_of(rows: list[dict]) -> dict[str, dict]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -74,3 +76,42 @@ def incomplete_predictions(predictions: Path, keep: int = 3) -> bytes:
 def bench_ids(predictions: Path) -> list[str]:
     """The ids of a predictions file, in order."""
     return [json.loads(line)["id"] for line in predictions.read_text("utf-8").splitlines() if line.strip()]
+
+
+class ChatCompletions(BaseHTTPRequestHandler):
+    """A loopback OpenAI-compatible ``/v1/chat/completions`` endpoint standing in for a
+    vLLM or SGLang server: it decodes nothing but checks that each request carries one
+    image, and answers by the question's subject (the last line of the user text)."""
+
+    # the first subject found in the question wins: 演变 before 书体 (an evolution question names scripts)
+    answers = {"演变": "篆书从水工声，隶变后水旁作氵。", "字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
+               "六书": "形声", "本义": "水名，长江", "意义": "水名，长江"}
+
+    def do_POST(self):  # noqa: N802 (http.server API)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = body["messages"][-1]["content"]
+        text = "".join(p.get("text", "") for p in user if p["type"] == "text")
+        if sum(p["type"] == "image_url" for p in user) != 1:
+            self.send_response(400)
+            self.end_headers()
+            return
+        answer = next((a for k, a in self.answers.items() if k in text.split("\n")[-1]), "不知道")
+        out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                          "choices": [{"index": 0, "finish_reason": "stop",
+                                       "message": {"role": "assistant", "content": answer}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve_chat() -> tuple[ThreadingHTTPServer, str]:
+    """Start :class:`ChatCompletions` on a free 127.0.0.1 port; returns (server, base URL
+    ending in ``/v1``). Stop it with ``server.shutdown()``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ChatCompletions)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/v1"

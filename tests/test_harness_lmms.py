@@ -124,3 +124,53 @@ def test_task_folder_copy_points_at_a_local_bench(tmp_path):
     with pytest.raises(FileExistsError):
         write_task_folder(tmp_path / "other")
     assert json.loads(json.dumps(_load(TASK_DIR / "_default_template_yaml")["metadata"]))["version"] == 1.0
+
+
+def _with_images_config(bench):
+    """The fixture bench plus the ``images`` config (one row per image, eight-field reference)."""
+    from harness.protocol_paper import load_paper_images
+    from harness_fixtures import _readme
+
+    ds, _ = load_paper_images(bench)
+    (bench / "images").mkdir()
+    ds.to_parquet(str(bench / "images" / "test-00000-of-00001.parquet"))
+    configs = {c: ["test", "unseen_characters", "unseen_glyphs"] for c in ("L1", "L2", "L3", "L4", "all")}
+    _readme(bench, {**configs, "images": ["test"]}, "all")
+    return ds
+
+
+def test_paper_task_yaml_hooks_and_scores(tmp_path):
+    utils = _utils()
+    cfg = _load(TASK_DIR / "jiezi_bench_paper.yaml")
+    assert set(cfg) <= TASK_CONFIG_FIELDS and cfg["dataset_name"] == "images"
+    assert cfg["metadata"]["protocol"] == "paper" and cfg["metadata"]["scoring"] == "reference"
+    for m in cfg["metric_list"]:
+        assert callable(getattr(utils, m["aggregation"][1].split(".", 1)[1]))
+    for key in ("doc_to_text", "doc_to_messages", "process_results"):
+        assert callable(getattr(utils, cfg[key][1].split(".", 1)[1]))
+    assert "jiezi_bench_paper" not in _load(TASK_DIR / "jiezi_bench.yaml")["task"]  # never mixed into the group
+
+    bench, _ = build_hub_folders(tmp_path / "hub")
+    ds = _with_images_config(bench)
+    docs = list(ds)
+    assert "现代字典字头" in utils.jiezi_paper_doc_to_text(docs[0], {})
+    assert utils.jiezi_paper_doc_to_messages(docs[0], {})[1]["content"][0]["type"] == "image"
+    # every reply is its own reference except one without JSON: 100 x (n-1)/n on CHAR
+    collected: dict[str, list] = {}
+    for k, doc in enumerate(docs):
+        reply = "不知道" if k == 0 else doc["reference"]
+        for metric, payload in utils.jiezi_paper_process_results(doc, [reply]).items():
+            collected.setdefault(metric, []).append(payload)
+    n = len(docs)
+    assert utils.jiezi_paper_aggregate_CHAR(collected["CHAR"]) == pytest.approx(100.0 * (n - 1) / n)
+    assert utils.jiezi_paper_aggregate_STRC(collected["STRC"]) == pytest.approx(100.0 * (n - 1) / n)
+
+    dest = write_task_folder(tmp_path / "tasks", str(bench))
+    paper = _load(dest / "jiezi_bench_paper.yaml")
+    import datasets
+
+    got = datasets.load_dataset("parquet", split="test", **paper["dataset_kwargs"])
+    assert len(got) == n and "reference" in got.column_names
+    # a bench without the images config gets no paper task
+    plain, _ = build_hub_folders(tmp_path / "plain")
+    assert not write_task_folder(tmp_path / "tasks2", str(plain)).joinpath("jiezi_bench_paper.yaml").exists()

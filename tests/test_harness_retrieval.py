@@ -81,7 +81,12 @@ def test_retrieval_run_answers_every_subtask_and_writes_results(hub, tmp_path):
     bench = load_bench(hub["bench"], "all", "test")
     assert [p["id"] for p in preds] == bench["id"]  # one line per bench id, in bench order
     assert all(set(p) == {"id", "output", "parsed", "latency_s", "error"} for p in preds)
-    assert all(p["error"] is None and p["output"] and p["parsed"] for p in preds)
+    chars = {r["id"]: r["character"] for r in bench.select_columns(["id", "character"]).to_list()}
+    # The gallery has 11 of the 13 characters: the baseline abstains on the two unseen ones
+    # (every question of their glyphs unanswered) and answers every question of the others.
+    assert all(p["error"] is None for p in preds)
+    assert all(p["output"] and p["parsed"] for p in preds if chars[p["id"]] not in UNSEEN_CHARACTERS)
+    assert all(p["output"] == "" for p in preds if chars[p["id"]] in UNSEEN_CHARACTERS)
 
     saved = json.loads((out / "results.json").read_text("utf-8"))
     scores = saved["scores"]
@@ -90,14 +95,14 @@ def test_retrieval_run_answers_every_subtask_and_writes_results(hub, tmp_path):
     computed = [m for m in labels.METRICS if scores[m] is not None]
     assert computed == [m for m in labels.METRICS if not m.startswith("EVOI")]
     assert "judge" in scores["not_computed"]["EVOI_FAC"]
-    # The gallery has 11 of the 13 characters; the two unseen ones cannot be named.
     by_id = {p["id"]: p for p in preds}
-    chars = {r["id"]: r["character"] for r in bench.select_columns(["id", "character"]).to_list()}
     char_rows = [i for i in by_id if i.endswith("::CHAR")]
     right = {chars[i] for i in char_rows if by_id[i]["output"] == chars[i]}
     assert not right & set(UNSEEN_CHARACTERS)
     assert len(right) >= 10
-    assert scores["SCRC"] == 100.0  # 简体 (the unseen glyph) is scored as 楷书
+    # every answered script is right (简体, the unseen glyph, is scored as 楷书); the two
+    # abstained glyphs count as unanswered
+    assert scores["SCRC"] == pytest.approx(100.0 * 11 / 13)
     assert scores["L1"] is not None and scores["macro"] is not None
     # breakdown by script and by split
     assert set(saved["breakdown"]["script"]) == {"楷书", "简体"}
@@ -108,6 +113,13 @@ def test_retrieval_run_answers_every_subtask_and_writes_results(hub, tmp_path):
     assert saved["scorer"]["bertscore_model"]["requested"] == "offline-minilm"
     assert saved["scorer"]["settings"]["bertscore"]["model"].endswith("model")
     assert saved["model"]["gallery"]["embedder"]["embedder"] == "hog"
+    # abstention counted, calibration and coverage stated
+    assert saved["model"]["abstention"]["glyphs"] == len(set(bench["image_id"]))
+    assert saved["model"]["abstention"]["abstained"] == 2
+    cal = saved["model"]["calibration"]
+    assert cal["fit"]["by_condition"]["unseen character"] > 0 and "all scripts" in cal["curves"]
+    assert saved["model"]["gallery"]["coverage"]["scripts"]["楷书"]["images"] > 0
+    assert "金文" in saved["model"]["gallery"]["coverage"]["missing"]
     assert saved["bench"]["fingerprint"] == fingerprint(bench)
     assert saved["packages"]["datasets"] and saved["run"]["wall_time_s"] > 0
     assert res["scores"]["CHAR"] == scores["CHAR"]
@@ -232,3 +244,21 @@ def test_same_named_bench_folders_never_share_cached_rows(tmp_path):
     assert load_hub_layout(tmp_path / "b" / "jiezi-bench", "all", "test")["id"] == ["b7", "b8", "b9", "b10"]
     with pytest.raises(FileNotFoundError, match="L9"):
         load_hub_layout(tmp_path / "a" / "jiezi-bench", "L9", "test")
+
+
+def test_risk_coverage_table_and_calibration_roundtrip():
+    from harness.abstention import Calibration, format_table, risk_coverage
+
+    conf = np.array([0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01])
+    right = np.array([1, 1, 1, 0, 1, 0, 0, 0, 0, 0], bool)
+    t = risk_coverage(conf, right, 0.5)
+    assert t["n"] == 10 and t["accuracy"] == 40.0
+    assert t["points"]["10%"] == 100.0 and t["points"]["40%"] == 75.0 and t["points"]["100%"] == 40.0
+    assert t["at_threshold"] == {"coverage": 40.0, "accuracy": 75.0}
+    assert risk_coverage(np.array([]), np.array([], bool), 0.5)["n"] == 0
+    cal = Calibration([2.0, 10.0], -9.0, 0.5, {"samples": 1}, {"楷书": {"all": t}})
+    again = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
+    assert again.confidence({"margin": 1.0, "top_similarity": 0.95}) == pytest.approx(1 / (1 + np.exp(-2.5)))
+    assert "楷书" in format_table(again.curves) and "75.0" in format_table(again.curves)
+    with pytest.raises(ValueError):
+        Calibration.from_dict({**cal.to_dict(), "version": 0})

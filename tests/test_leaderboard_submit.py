@@ -232,3 +232,103 @@ def test_paper_rows_match_table_10():
     assert best["L3"] == 66.7  # ORIM alone
     assert best["L1"] == pytest.approx((52.6 + 80.1) / 2)
     assert best["macro"] == pytest.approx(sum([52.6, 80.1, 74.7, 48.1, 38.4, 45.7, 66.5, 66.7, 45.4, 32.5, 40.6]) / 11)
+
+
+# ------------------------------------------------------------------------------ issue 15
+def test_a_lone_surrogate_is_rejected_by_line_and_field(hub, board):
+    good = _file(hub["ids"]).decode("utf-8").splitlines()
+    # "\ud800 江" is a valid JSON escape that decodes to half a UTF-16 pair
+    bad = good[:-1] + [good[-1].replace('"output": "江"', '"output": "\\ud800 江"')]
+    data = ("\n".join(bad) + "\n").encode("utf-8")
+    with pytest.raises(lb.SubmissionError) as err:
+        _submit(hub, board, data)
+    assert f"line {len(good)}" in str(err.value) and "'output'" in str(err.value) and "lone surrogate" in str(err.value)
+    assert not (board / "submissions").exists() or not list((board / "submissions").iterdir())
+    # the Space shows it as a rejection, not as a scoring failure
+    from types import SimpleNamespace
+
+    from space.board import submit as space_submit
+
+    config = SimpleNamespace(board=board, bench=str(hub["bench"]), max_upload_mb=50, bertscore_model=None, judge=None)
+    message = space_submit(config, data, "model-a", None)
+    assert message.startswith("✕ **Rejected**") and "lone surrogate" in message
+
+
+def test_a_lone_surrogate_in_metadata_is_rejected(hub, board):
+    with pytest.raises(lb.SubmissionError, match="lone surrogate"):
+        _submit(hub, board, _file(hub["ids"]), meta={"notes": json.loads('"x\\udc00"')})
+
+
+@pytest.mark.parametrize("name", ["Ｑwen3.5-9B", "Qw\u0435n3.5-9B", "QWEN3.5-9B", "Kimi-K2.5"])
+def test_look_alike_paper_names_are_reserved(hub, board, name):
+    # full-width Q and Cyrillic е: NFKC and the TR39 confusable skeleton make them the paper's name
+    with pytest.raises(lb.SubmissionError, match="reported in the paper"):
+        _submit(hub, board, _file(hub["ids"]), name=name)
+
+
+def test_name_key_keeps_different_names_apart():
+    assert lb.name_key("Ｑwen3.5-9B") == lb.name_key("Qw\u0435n3.5-9B") == lb.name_key("qwen3.5-9b")
+    assert lb.name_key("Qwen3.5-9B") != lb.name_key("Qwen3.5-4B")
+    assert lb.name_key("my-lab Qwen3.5-9B") != lb.name_key("Qwen3.5-9B")
+
+
+def test_a_100000_character_answer_is_scored(hub, board):
+    # the echoed-question pattern used to be quadratic (minutes for this file); timing is in
+    # benchmarks/bench_extract.py, here only that it is accepted and scored
+    long_answer = ("该字从水工声，本义为长江" * 10_000)[:100_000]
+    row = _submit(hub, board, _file(hub["ids"], output=long_answer), name="long-answers")
+    assert row.created and row.scores["CHAR"] is not None
+
+
+def _retrieval_run(hub, tmp_path):
+    root = tmp_path / "out"
+    shutil.copytree(hub["bench"], root / "jiezi-bench")
+    shutil.copytree(hub["root"] / "jiezi-dataset", root / "jiezi-dataset")
+    run = root / "eval" / "retrieval"
+    evaluate(EvalOptions(model="retrieval", bench=str(root / "jiezi-bench"), output=run,
+                         progress=False, bertscore=False, cache_dir=tmp_path / "cache"))
+    return root, run
+
+
+def test_board_rows_record_the_run_and_verify_reproduces_them(hub, tmp_path):
+    root, run = _retrieval_run(hub, tmp_path)
+    results = json.loads((run / "results.json").read_text("utf-8"))
+    assert results["bench"]["revision"] is None  # a local folder: its content fingerprint pins it
+    assert len(results["bench"]["content_fingerprint"]) == 64
+    runner = CliRunner()
+    res = runner.invoke(app, ["leaderboard", "submit", str(run / "predictions.jsonl"),
+                              "--model-name", "jiezi-retrieval-baseline", "--board", str(root / "leaderboard")])
+    assert res.exit_code == 0, res.output
+    (row,) = lb.submitted_rows(root / "leaderboard")
+    record = row.details["run"]
+    assert record["recorded"] and record["model_spec"] == results["model"]["spec"]
+    assert record["decoding"]["backend"] == "retrieval" and record["strategy"]["name"] == "zero-shot"
+    assert record["prompt_version"] is None and record["protocol"] == "per-question"  # no prompt; issue 13 names
+    assert record["bench_fingerprint"] == row.details["bench"]["fingerprint"] and record["bench_revision"] is None
+    assert record["bench_content_fingerprint"] == row.details["bench"]["content_fingerprint"]
+    assert record["image_size"] == row.details["bench"]["image_sizes"] and record["image_size"]
+
+    ok = runner.invoke(app, ["leaderboard", "verify", row.id[:10], "--board", str(root / "leaderboard")])
+    assert ok.exit_code == 0, ok.output
+    assert "verified" in ok.output and "all 16 stored scores reproduced" in ok.output
+    assert lb.verify(root / "leaderboard", "jiezi-retrieval-baseline")["ok"]
+
+    # a stored score edited by hand is caught
+    path = root / "leaderboard" / "submissions" / f"{row.id}.json"
+    data = json.loads(path.read_text("utf-8"))
+    data["scores"]["CHAR"] = (data["scores"]["CHAR"] or 0) + 1.0
+    path.write_text(json.dumps(data), "utf-8")
+    bad = runner.invoke(app, ["leaderboard", "verify", row.id, "--board", str(root / "leaderboard")])
+    assert bad.exit_code == 1 and "CHAR stored" in bad.output
+    missing = runner.invoke(app, ["leaderboard", "verify", "no-such-model", "--board", str(root / "leaderboard")])
+    assert missing.exit_code == 2 and "no row" in missing.output
+
+
+def test_a_run_record_from_another_bench_is_refused(hub, board, tmp_path):
+    results = {"format": "jiezi-eval-results/1", "bench": {"fingerprint": "0" * 64}, "model": {"spec": "x"}}
+    with pytest.raises(lb.SubmissionError, match="another bench"):
+        lb.submit(_file(hub["ids"]), "model-a", None, board, bench=str(hub["bench"]), results=results)
+    with pytest.raises(lb.SubmissionError, match="not a results.json"):
+        lb.submit(_file(hub["ids"]), "model-a", None, board, bench=str(hub["bench"]), results={"scores": {}})
+    row = _submit(hub, board, _file(hub["ids"]))
+    assert row.details["run"]["recorded"] is False and row.details["run"]["image_size"]

@@ -30,6 +30,13 @@ def minilm() -> str:
 
 @pytest.fixture(scope="module")
 def stage(minilm) -> BertScoreStage:
+    # scores exactly as bert_score does ([UNK] handling of issue 15 off): the equality tests below
+    return BertScoreStage(minilm, layers=8, batch_size=16, unk_exact=False)
+
+
+@pytest.fixture(scope="module")
+def scoring_stage(minilm) -> BertScoreStage:
+    # the stage as score() builds it (differing [UNK] characters compared exactly)
     return BertScoreStage(minilm, layers=8, batch_size=16)
 
 
@@ -51,7 +58,7 @@ def test_first_k_states_equal_truncated_model(minilm):
     from bert_score import BERTScorer
 
     cands, refs = ["象人形", "从水工声"], ["象人之形", "水工声"]
-    ours = BertScoreStage(minilm, layers=4).score_pairs(cands, refs, progress=False)
+    ours = BertScoreStage(minilm, layers=4, unk_exact=False).score_pairs(cands, refs, progress=False)
     _, _, f1 = BERTScorer(model_type=minilm, num_layers=6, all_layers=True).score(cands, refs)
     assert torch.allclose(torch.tensor(ours), f1[:4].mean(dim=0), atol=1e-6)
 
@@ -62,7 +69,8 @@ def test_empty_and_long_texts(stage):
     assert 0.0 < values[3] <= 1.0  # longer than the 512-token limit: truncated, not a crash
 
 
-def test_orim_and_comi_in_score(minilm, stage):
+def test_orim_and_comi_in_score(minilm, scoring_stage):
+    stage = scoring_stage
     gold = {"components": [
         {"name": "氵", "functions": ["表意"], "interpretation": "象水流之形", "evolution_type": "保留"},
         {"name": "工", "functions": ["表音"], "interpretation": "表示读音", "evolution_type": "保留"}]}
@@ -92,12 +100,14 @@ def test_unloadable_model_is_not_computed_with_reason(tmp_path):
     assert r["settings"]["bertscore"]["unavailable"]
 
 
-def test_offline_alias_resolves_in_the_metric_and_says_plumbing_only(minilm, stage):
-    # the alias the harness CLI accepts works in ScorerSettings too, without the Hub
-    r = score(["不知道", "不知道"], [{"original_meaning": "江河"}, {"original_meaning": "树木"}], ["ORIM", "ORIM"],
+def test_offline_alias_resolves_in_the_metric_and_says_plumbing_only(minilm, scoring_stage):
+    stage = scoring_stage
+    # the alias the harness CLI accepts works in ScorerSettings too, without the Hub (a constant
+    # non-answer; not a refusal such as 不知道, which is unparseable since issue 13)
+    r = score(["水名", "水名"], [{"original_meaning": "江河"}, {"original_meaning": "树木"}], ["ORIM", "ORIM"],
               settings=ScorerSettings(bertscore_model="offline-minilm", progress=False))
     assert "ORIM" not in r["not_computed"]
-    assert r["ORIM"] == pytest.approx(100 * sum(stage.score_pairs(["不知道"] * 2, ["江河", "树木"], progress=False)) / 2,
+    assert r["ORIM"] == pytest.approx(100 * sum(stage.score_pairs(["水名"] * 2, ["江河", "树木"], progress=False)) / 2,
                                       abs=1e-4)
     bert = r["settings"]["bertscore"]
     assert bert["model"] == minilm and bert["requested"] == "offline-minilm" and bert["comparable_to_paper"] is False
@@ -178,3 +188,47 @@ def test_hub_model_in_the_cache_loads_from_it_without_the_hub(monkeypatch, tmp_p
     values = stage.score_pairs(["a river"], ["the river"], progress=False)
     assert time.monotonic() - start < 10 and 0.5 < values[0] <= 1.0
     assert stage.describe()["model"] == "someone/tiny-bert"
+
+
+
+# ------------------------------------------------------------------------------ issue 15
+def test_truncated_pairs_are_counted_and_warned(minilm):
+    # two 600-token answers equal for the first 510 tokens, then entirely different
+    head = "river " * 510
+    cands, refs = [head + "mountain " * 90, "a river"], [head + "forest " * 90, "the river"]
+    st = BertScoreStage(minilm, layers=8, batch_size=16)
+    values = st.score_pairs(cands, refs, progress=False)
+    assert values[0] == pytest.approx(1.0, abs=1e-4)  # bert_score saw only the equal head ...
+    assert st.pair_stats[0]["truncated"] and not st.pair_stats[1]["truncated"]  # ... and it is counted
+    assert st.describe()["truncated_pairs"] == 1 and st.describe()["max_tokens"] == 512
+    assert any("1 answer/reference pair(s) exceed 512 tokens" in w for w in st.warnings())
+    r = score(cands, [{"original_meaning": x} for x in refs], ["ORIM"] * 2,
+              settings={"bertscore_model": minilm, "progress": False}, details=True)
+    assert r["settings"]["bertscore"]["truncated_pairs"] == 1
+    assert any("exceed 512 tokens" in w for w in r["warnings"])
+
+
+def test_different_unk_characters_do_not_match(minilm):
+    # 𠂉 and 𠃊 are both one [UNK] to this tokenizer: bert_score alone calls them equal
+    plain = BertScoreStage(minilm, unk_exact=False).score_pairs(["𠂉"], ["𠃊"], progress=False)
+    assert plain[0] == pytest.approx(1.0, abs=1e-4)
+    st = BertScoreStage(minilm)
+    assert st.score_pairs(["𠂉", "𠂉"], ["𠃊", "𠂉"], progress=False) == [0.0, pytest.approx(1.0, abs=1e-4)]
+    assert st.pair_stats[0]["unk_exact"] and not st.pair_stats[1]["unk_exact"]
+    assert (st.pair_stats[0]["unk_candidate"], st.pair_stats[0]["unk_reference"]) == (1, 1)
+    assert st.describe()["unk_exact_pairs"] == 1 and st.describe()["pairs_with_unk"] == 2
+    r = score(["𠂉", "𠂉"], [{"original_meaning": "𠃊"}, {"original_meaning": "𠂉"}], ["ORIM"] * 2,
+              settings={"bertscore_model": minilm, "progress": False}, details=True)
+    assert r["ORIM"] == pytest.approx(50.0, abs=1e-3)  # 0 for the different pair, 100 for the same one
+    per_item = {i["index"]: i["bertscore"] for i in r["items"] if i["metric"] == "ORIM"}
+    assert per_item[0]["unk_candidate"] == 1 and per_item[0]["unk_exact"] is True  # per-item [UNK] counts
+
+
+def test_unk_exact_f1_keeps_known_tokens():
+    from metrics.acce.bertscore import _unk_exact_f1
+
+    # 3 known tokens per side scoring P = R = 1, plus one [UNK] each that differ: P = R = 3/4
+    stats = {"tokens_candidate": 6, "tokens_reference": 6, "unk_candidate": 1, "unk_reference": 1, "unk_matched": 0}
+    ones = (torch.ones(2), torch.ones(2))
+    assert _unk_exact_f1(ones, stats, 2) == pytest.approx(0.75)
+    assert _unk_exact_f1(None, {**stats, "tokens_candidate": 3, "tokens_reference": 3}, 2) == 0.0

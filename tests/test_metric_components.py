@@ -214,3 +214,31 @@ def test_component_lead_in_is_not_a_component(answer):
 def test_official_layout_heading_with_colon_is_kept():
     comps = parse_components("1. 构件水：\n功能=表意；演变类型=保留\n2. 构件工：\n功能=表音；演变类型=保留")
     assert [c.name for c in comps] == ["水", "工"]
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("辶", [("辶", set())]), ("⻌", [("⻌", set())]), ("构件：⻌（表意）", [("⻌", {"表意"})]),
+    ("氵（表意），工（表音）", [("氵", {"表意"}), ("工", {"表音"})]), ("水、工", [("水", set()), ("工", set())]),
+])
+def test_bare_component_answers_parse(answer, expected):
+    comps = parse_components(answer)
+    assert [(c.name, set(c.functions)) for c in comps] == expected
+
+
+@pytest.mark.parametrize("answer", ["左右结构", "小篆", "我不知道", "无法判断"])
+def test_bare_labels_and_sentences_are_no_components(answer):
+    assert parse_components(answer) is None
+
+
+def test_bare_radical_answer_matches_its_reference():
+    from metrics.acce.core import score
+
+    r = score(["⻌"], [{"components": [{"name": "辵", "functions": ["表意"]}]}], ["COMR"],
+              settings={"bertscore": False, "progress": False})
+    assert r["COMR"] == 100.0
+
+
+def test_many_echoed_questions_parse_in_linear_time():
+    # leading echoed questions are skipped by position, not by re-splitting the rest each time
+    answer = "构件有哪些？" * 20_000 + "\n水：表意；工：表音"
+    assert [c.name for c in parse_components(answer)] == ["水", "工"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from metrics.acce.aliases import ALIAS_TO_CANONICAL, canonical_component
+from metrics.acce.core import score
 from metrics.acce.extract import (
     extract_character,
     extract_evolution,
@@ -68,7 +69,7 @@ def test_extract_script(text, label):
     ("⿰", "⿰"), ("左右结构", "⿰"), ("左右結構", "⿰"), ("left-right", "⿰"), ("⿰氵工", "⿰"),
     ("⿱从⿰口口", "⿱"), ("结构：⿱（上下结构）", "⿱"), ("The character has a top-bottom structure.", "⿱"),
     ("独体字", "独体"), ("不是左右结构，而是上下结构", "⿱"), ("左上包围结构", "⿸"), ("全包围结构", "⿴"),
-    ("⿼", "⿼"), ("", None), ("不是左右结构", None),
+    ("⿼", "⿷"), ("", None), ("不是左右结构", None),
 ])
 def test_extract_structure(text, label):
     assert extract_structure(text) == label
@@ -218,3 +219,88 @@ def test_echoed_question_alone_is_unparseable():
     # a question the answer goes on to answer still counts
     assert extract_formation("该字是形声字吗？不，它是会意字。") == (frozenset({"会意"}), False)
     assert parse_answer("本义是什么？答：江河", "ORIM") == {"original_meaning": "江河"}
+
+
+# ------------------------------------------------------------------------------ issue 15
+def test_echoed_question_check_is_linear():
+    # The echoed-question test looks at each sentence once: 200,000 characters of one
+    # unpunctuated run and of many question sentences give the same answers as short ones.
+    from metrics.acce.extract import only_question
+
+    assert only_question(normalize_text("该字是形声字吗？")) and only_question("是形声吗\n是会意吗")
+    assert not only_question(normalize_text("该字是形声字吗？是的。")) and not only_question("江")
+    long_run = "江" * 200_000
+    assert not only_question(long_run) and extract_character(long_run) is None
+    many = "该字是形声字吗？" * 25_000
+    assert only_question(normalize_text(many)) and extract_formation(many) is None
+
+
+@pytest.mark.parametrize(("answer", "gold"), [
+    ("可能是甲骨文、金文或小篆", "甲骨文"), ("金文或甲骨文", "金文"), ("oracle bone or bronze script", "甲骨文"),
+])
+def test_a_hedge_over_several_scripts_earns_nothing(answer, gold):
+    assert extract_script(answer) is None
+    r = score([answer], [{"script": gold}], ["SCRC"], settings={"bertscore": False, "progress": False})
+    assert r["SCRC"] == 0.0 and r["counts"]["SCRC"]["unparseable"] == 1
+
+
+def test_hedges_in_structure_and_formation_but_not_label_lists():
+    assert extract_structure("⿰或⿱") is None and extract_structure("左右结构或上下结构") is None
+    assert extract_formation("形声或会意") is None
+    assert extract_formation("象形、会意") == (frozenset({"象形", "会意"}), False)  # a set of two, as ACCE allows
+    assert extract_script("可选：甲骨文、金文、篆书。答：金文") == "金文"  # an echoed option list is no hedge
+    assert extract_script("不是金文，是甲骨文") == "甲骨文"
+
+
+@pytest.mark.parametrize(("radical", "ideograph"), [
+    ("⻘", "青"), ("⻣", "骨"), ("⺊", "卜"), ("⻩", "黄"), ("⻝", "食"), ("⺁", "厂"), ("⺪", "疋"),
+])
+def test_radicals_supplement_match_their_unicode_equivalents(radical, ideograph):
+    # Unicode's EquivalentUnifiedIdeograph data, not a hand table
+    assert component_key(radical) == component_key(ideograph)
+    r = score(["构件：" + radical], [{"components": [{"name": ideograph, "functions": ["表意"]}]}], ["COMR"],
+              settings={"bertscore": False, "progress": False})
+    assert r["COMR"] == 100.0
+
+
+def test_equivalent_unified_ideograph_data_is_unicodes():
+    from metrics.acce.aliases import EQUIVALENT_UNIFIED_IDEOGRAPH, load_equivalent_unified_ideographs
+
+    assert len(EQUIVALENT_UNIFIED_IDEOGRAPH) > 300
+    assert EQUIVALENT_UNIFIED_IDEOGRAPH["⻌"] == "辶" and EQUIVALENT_UNIFIED_IDEOGRAPH["⼈"] == "人"
+    assert component_key("⻒") == component_key("長")  # the old hand table said 金: Unicode says 镸
+    assert component_key("⻖") == "阜" and component_key("⺼") == "肉"  # ACCE.md's side and 肉 rules kept
+
+
+def test_malformed_equivalent_unified_ideograph_file_names_the_line(tmp_path):
+    from metrics.acce.aliases import load_equivalent_unified_ideographs
+
+    bad = tmp_path / "EquivalentUnifiedIdeograph.txt"
+    bad.write_text("2E81 ; 5382 # ok\nnot a mapping\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r":2: expected"):
+        load_equivalent_unified_ideographs(bad)
+
+
+@pytest.mark.parametrize("answer", [
+    "〔江〕", "〈江〉", "江—", "——江——", "※江", "・江", "\u200b江\u200b", "\ufeff江", "\u2060江\u2060", "该字为〔江〕",
+])
+def test_char_answers_in_brackets_marks_and_invisibles(answer):
+    assert extract_character(answer) == "江"
+
+
+def test_variation_selectors_and_zero_width_characters_are_dropped():
+    assert extract_character("葛\U000E0100") == "葛" and extract_character("辶\ufe00") == "辶"
+    assert extract_script("篆\u200b书") == "篆书"
+    r = score(["\u200b\u200b\u200b"], [{"original_meaning": "江水"}], ["ORIM"],
+              settings={"bertscore": False, "progress": False})
+    assert r["counts"]["ORIM"]["unparseable"] == 1  # zero-width spaces answer nothing
+
+
+@pytest.mark.parametrize("ids", ["⿼冂口", "⿽口木", "⿾人", "⿿木", "㇯口木"])
+def test_unicode_15_1_idcs_agree_between_builder_and_metric(ids):
+    from builder.ids import structure_label
+
+    gold = structure_label(ids)  # what the builder writes as the STRC reference
+    assert extract_structure(ids) == gold and extract_structure(ids[0]) == gold
+    r = score([ids[0], ids], [{"structure": gold}] * 2, ["STRC"] * 2, settings={"bertscore": False, "progress": False})
+    assert r["STRC"] == 100.0  # the source's own IDC, alone or as an IDS, scores

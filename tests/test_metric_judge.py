@@ -294,3 +294,34 @@ def test_unloadable_local_judge_is_not_computed(tmp_path):
     assert r["EVOI_FAC"] is None and r["EVOI_SCE"] is None
     assert "could not load judge model" in r["not_computed"]["EVOI_SCE"]
     assert len(judge.cache) == 0
+
+
+# ---------------------------------------------------------------- issue 15: axes and JSON
+BOTH_AXES = "事实对齐：3分…\n学术表达：2"
+
+
+def test_a_reply_scoring_both_axes_gives_the_asked_axis_or_fails():
+    assert parse_score(BOTH_AXES, "FAC") == (3, None)
+    assert parse_score(BOTH_AXES, "SCE") == (2, None)
+    value, error = parse_score(BOTH_AXES)  # no axis asked: two different scores are ambiguous
+    assert value is None and "ambiguous" in error
+    value, error = parse_score("学术表达：2", "FAC")  # only the other axis: a failure, not a FAC score
+    assert value is None and "not FAC" in error
+
+
+@pytest.mark.parametrize(("reply", "axis", "expected"), [
+    ('{"score": 3}', "FAC", 3), ('{"score": "3"}', "SCE", 3), ('```json\n{"score": 2}\n```', None, 2),
+    ('{"分数": 1}', "FAC", 1), ('{"FAC": 3, "SCE": 1}', "SCE", 1), ('{"FAC": 3, "SCE": 1}', "FAC", 3),
+    ('{"score": 3.5}', "FAC", None), ('{"score": 7}', "FAC", None), ('{"score": true}', "FAC", None),
+    ('{"SCE": 2}', "FAC", None),
+])
+def test_json_replies_parse(reply, axis, expected):
+    value, error = parse_score(reply, axis)
+    assert value == expected and (error is None) == (expected is not None)
+
+
+def test_evoi_reads_each_axis_from_a_two_axis_reply(tmp_path):
+    with JudgeServer({"both": [("reply", BOTH_AXES)]}) as srv:
+        r = score(["金文作江 #both#"], [EVOI_REF], ["EVOI"], judge=make_judge(srv, tmp_path),
+                  settings={"progress": False})
+    assert r["EVOI_FAC"] == pytest.approx(75.0) and r["EVOI_SCE"] == pytest.approx(50.0)

@@ -264,3 +264,81 @@ def test_splits_rejects_unknown_names_naming_the_item(splits, message):
     assert "['test', 'unseen_characters', 'unseen_glyphs']" in str(err.value)  # the allowed names
     with pytest.raises(ValueError, match="one entry per item"):
         score(["江"], [{"character": "江"}], ["CHAR"], splits="unseen_glyphs", settings=EXACT)
+
+
+# ----------------------------------------------------------------- issue 13 fixes
+@pytest.mark.parametrize(("pred", "gold", "expected"), [
+    ("馬", "马", 1), ("马", "馬", 1), ("字头：書", "书", 1),    # one-to-one pairs are one character
+    ("後", "后", 0), ("后", "後", 0), ("雲", "云", 0), ("乾", "干", 0), ("歷", "历", 0),  # not one-to-one
+    ("後", "後", 1), ("该字为「後」", "後", 1),               # a traditional answer keeps its form
+])
+def test_char_traditional_simplified_one_to_one_only(pred, gold, expected):
+    res = score([pred], [{"character": gold}], ["CHAR"], settings=EXACT, judge=False)
+    assert res["CHAR"] == 100.0 * expected
+
+
+def test_component_names_fold_one_to_one_only():
+    gold = {"components": [{"name": "馬", "functions": ["表意"]}, {"name": "後", "functions": ["表意"]}]}
+    pred = json.dumps([{"name": "马", "functions": ["表意"]}, {"name": "后", "functions": ["表意"]}],
+                      ensure_ascii=False)
+    # 馬-马 pair; 後/后 do not: P = 1/2, R = 1/2 -> COMR 50
+    res = score([pred], [gold], [["COMR"]], settings=EXACT, judge=False)
+    assert res["COMR"] == pytest.approx(50.0)
+
+
+def test_no_gold_component_is_dropped():
+    # gold: 氵 and a 14-character name; the answer names 水 only: P 1/1, R 1/2 -> 66.7 (was 100
+    # when the long gold name was dropped)
+    long_name = "长长的构件名称一二三四五六七"
+    gold = {"components": [{"name": "氵", "functions": ["表意"]}, {"name": long_name, "functions": ["表意"]}]}
+    res = score(['[{"name": "水", "functions": ["表意"]}]'], [gold], [["COMR"]], settings=EXACT, judge=False)
+    assert res["COMR"] == pytest.approx(200 / 3)
+
+
+@pytest.mark.parametrize("answer", ["不知道", "我不知道。", "无法判断", "不确定", "Unknown", "I don't know.",
+                                    "抱歉，我无法确定这个字的本义。", "本义：未知"])
+def test_refusal_is_unparseable_on_orim(answer):
+    # unparseable before any BERTScore call: 0, counted, no model needed
+    res = score([answer], [{"original_meaning": "长江"}], ["ORIM"],
+                settings={"bertscore_model": "no-such-model-dir", "progress": False}, judge=False, details=True)
+    cell = res["items"][0]
+    assert cell["status"] == "unparseable" and cell["reason"] == "explicit refusal"
+    assert res["counts"]["ORIM"]["unparseable"] == 1
+
+
+def test_hedged_answer_is_not_a_refusal():
+    from metrics.acce.normalize import is_refusal
+
+    assert not is_refusal("不确定，可能是水名") and not is_refusal("长江") and is_refusal("无")
+
+
+def test_refused_component_interpretation_earns_no_credit():
+    # 水 pairs with 氵 but its interpretation is a refusal: weight 0 -> COMI 0 without BERTScore
+    gold = {"components": [{"name": "氵", "functions": ["表意"], "interpretation": "水流"}]}
+    pred = json.dumps([{"name": "水", "functions": ["表意"], "interpretation": "不知道"}], ensure_ascii=False)
+    res = score([pred], [gold], [["COMI"]], settings={"bertscore_model": "offline-minilm", "progress": False},
+                judge=False)
+    if res["COMI"] is None:
+        pytest.skip(f"offline BERTScore model not installed: {res['not_computed']}")
+    assert res["COMI"] == 0.0
+
+
+@pytest.mark.parametrize(("reply", "value"), [('{"score": 3}', 3), ('{"score": "3"}', 3),
+                                               ('```json\n{"score": 4, "reason": "ok"}\n```', 4),
+                                               ('{"score": 5}', None),
+                                               ('{"score": 2.5}', None)])
+def test_judge_json_replies_parse(reply, value):
+    from metrics.acce.judge import parse_score
+
+    assert parse_score(reply)[0] == value
+
+
+def test_one_to_one_table_matches_unihan(sources_dir):
+    from metrics.acce.variants import ONE_TO_ONE, pairs_from_unihan
+
+    path = sources_dir / "unihan" / "Unihan_Variants.txt"
+    if not path.exists():
+        pytest.skip("Unihan sources not present")
+    assert pairs_from_unihan(path) == ONE_TO_ONE
+    assert ONE_TO_ONE["馬"] == "马" and ONE_TO_ONE["點"] == "点"
+    assert not {"後", "雲", "乾", "歷"} & set(ONE_TO_ONE)

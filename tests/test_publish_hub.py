@@ -19,7 +19,8 @@ from qa_fixtures import build_fixture, write_records
 
 CONFIGS = {
     "jiezi-dataset": {c: ["train"] for c in ("L1", "L2", "L3", "L4", "all", "records")},
-    "jiezi-bench": {c: ["test", "unseen_characters", "unseen_glyphs"] for c in ("L1", "L2", "L3", "L4", "all")},
+    # images: one row per bench image with its eight-field reference (the paper's protocol, issue 13)
+    "jiezi-bench": {c: ["test", "unseen_characters", "unseen_glyphs"] for c in ("L1", "L2", "L3", "L4", "all", "images")},
 }
 
 
@@ -53,7 +54,11 @@ def test_every_config_and_split_loads_offline(built, name, tmp_path):
                 if config != "all":
                     from metrics.acce.labels import SUBTASKS
                     assert all(SUBTASKS[s] == config or (s == "COMR" and config == "L4") for s in row["subtasks"])
-            if name == "jiezi-bench":
+            if name == "jiezi-bench" and config == "images":
+                from metrics.acce.paper import REFERENCE_FIELDS
+                assert tuple(json.loads(row["reference"])) == REFERENCE_FIELDS and row["question_ids"]
+                assert len(set(ds["image_id"])) == len(ds)
+            elif name == "jiezi-bench":
                 json.loads(row["answer_struct"])
                 assert row["metrics"]
                 if split == "unseen_characters":

@@ -168,7 +168,11 @@ def test_explorer_filters_and_pages(handlers):
     res = handlers.resources
     full = query(res, "bench", "test", page_size=10)
     n = len(res.bench("all", "test"))
-    assert full.total == n and full.pages == -(-n // 10) and len(full.rows) == 10 and len(full.images) == 10
+    assert full.total == n and full.pages == -(-n // 10) and len(full.rows) == 10
+    # one thumbnail (and one detail item) per glyph on the page, not one per question
+    glyph_ids = [q["image_id"] for item in full.items for q in item["questions"]]
+    assert len(glyph_ids) == 10 and len(full.images) == len(full.items) == len(set(glyph_ids)) < 10
+    assert [item["image_id"] for item in full.items] == list(dict.fromkeys(glyph_ids))
     last = query(res, "bench", "test", page=999, page_size=10)
     assert last.page == full.pages and len(last.rows) == n - 10 * (full.pages - 1)
     char = full.rows[0][1]
@@ -390,3 +394,135 @@ def test_jiezi_space_help_lists_its_options():
     assert res.exit_code == 0, res.output
     for option in ("--bench", "--dataset", "--board", "--host", "--port", "--backend", "--max-upload-mb"):
         assert option in res.output
+
+
+# ------------------------------------------------------------- honest demo (issue 16)
+OUT_OF_GALLERY = "鬱"  # a character no fixture record has
+
+
+def test_a_character_the_gallery_lacks_is_not_read(handlers):
+    gallery_chars = set(handlers.resources.gallery()["character"])
+    assert OUT_OF_GALLERY not in gallery_chars
+    ex = handlers.explainers.get("retrieval").explain(prepare(glyph(OUT_OF_GALLERY, transparent=True)))
+    assert ex.abstained and ex.decision["character"] is None and ex.decision["script"] is None
+    assert 0 <= ex.decision["confidence"] < ex.decision["threshold"]
+    assert ex.decision["candidates"] and all(c in gallery_chars for c, _ in ex.decision["candidates"])
+    assert all(not f.answer and f.error.startswith("abstained") for f in ex.facts.values())
+    status, html, _ = handlers.explain(glyph(OUT_OF_GALLERY), "retrieval")
+    assert "could not read this glyph" in status and "data-abstained='true'" in html
+    assert "cannot read this glyph" in html and "jz-cand" in html
+
+
+def test_every_level_comes_from_the_one_decided_character(handlers):
+    char, _ = _gallery_only_character(handlers)
+    ex = handlers.explainers.get("retrieval").explain(prepare(glyph(char, transparent=True)))
+    assert not ex.abstained and ex.decision["character"] == char and ex.decision["confidence"] >= 0.5
+    assert ex.facts["SCRC"].answer == ex.decision["script"]
+    for qtype in ("STRC", "COMR", "FORC", "ORIM", "EVOI"):
+        fact = ex.facts[qtype]
+        if fact.answer:
+            assert f"records of {char}" in fact.basis, (qtype, fact.basis)
+            # every record a source was read from is a record of that character
+            vias = [s["via"] for s in fact.sources if s["via"].startswith("record ")]
+            assert all(v.removeprefix("record ").split(",")[0].rsplit("_", 1)[0] == char for v in vias), vias
+        else:
+            assert f"records of {char} have no" in fact.error
+    # the script basis counts the raw labels of the decided character's own neighbours
+    assert f"of {char}'s" in ex.facts["SCRC"].basis or f"{char}'s" in ex.facts["SCRC"].basis
+    html = exegesis_html_of(ex)
+    assert "data-abstained='false'" in html and f">{char}</span>" in html
+
+
+def exegesis_html_of(ex):
+    from space.render import exegesis_html
+
+    return exegesis_html(ex)
+
+
+def test_clean_facts_drops_non_answers():
+    from harness.retrieval import clean_facts
+
+    facts = clean_facts("巳", {"original_meaning": "巳。", "components": [{"name": "⿱竹𦻍"}, {"name": "竹"}]})
+    assert "original_meaning" not in facts and [c["name"] for c in facts["components"]] == ["竹"]
+    assert clean_facts("月", {"original_meaning": "阙也"})["original_meaning"] == "阙也"
+
+
+def test_coverage_line_and_a_script_without_data(handlers):
+    cov = handlers.resources.coverage()
+    gallery = handlers.resources.gallery()
+    assert sum(c["images"] for c in cov["scripts"].values()) == len(gallery)
+    assert "金文" in cov["missing"] and "楷书" in cov["scripts"]
+    line = handlers.coverage()
+    assert "Gallery coverage" in line and "金文" in line and "No data" in line
+    assert f"楷书 {cov['scripts']['楷书']['images']:,} images" in line
+    *_, info, _, _, _ = handlers.explore("JieZi-Bench", "test", "", "金文", ALL, 1)
+    assert "no 金文 glyphs" in info and "Scripts with data" in info
+    *_, info, _, _, _ = handlers.explore("JieZi-Bench", "test", "鬱", "楷书", ALL, 1)
+    assert info.startswith("0 matching questions")  # no data for the character, not for the script
+    assert "no glyphs in the gallery" in handlers._script_note("金文") and handlers._script_note("楷书") == ""
+
+
+def test_board_labels_rows_of_another_bench_and_keeps_colours(data, tmp_path):
+    predictions = run_retrieval_eval(data["bench"], tmp_path / "eval")
+    cfg = SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=tmp_path / "board")
+    msg = lb.submit(cfg, predictions.read_bytes(), "local-retrieval", {})
+    assert "Added" in msg and "scored in" in msg and "local " in msg
+    frame = lb.table(tmp_path / "board")
+    mine = frame[frame["model"] == "local-retrieval"].iloc[0]
+    paper = frame[frame["source"] == lb.PAPER]
+    assert set(paper["bench"]) == {lb.PAPER_BENCH} and paper["#"].tolist()[:2] == ["1", "2"]
+    assert mine["bench"].startswith("local ") and mine["#"] == "b1"  # ranked apart from the paper's rows
+    assert frame.index[frame["model"] == "local-retrieval"][0] == len(paper)  # listed after them
+    assert "scored on bench" in mine["notes"] and str(data["bench"]) in mine["notes"]
+    fig_a = lb.chart(frame, ["local-retrieval", "Kimi-K2.5"])
+    fig_b = lb.chart(frame, ["GLM-4.6V", "Kimi-K2.5", "local-retrieval"])
+    def colours(fig):
+        ax = fig.axes[0]
+        return {t.get_text(): h.get_facecolor() for h, t in zip(ax.get_legend().legend_handles, ax.get_legend().texts)}
+    a, b = colours(fig_a), colours(fig_b)
+    assert a["Kimi-K2.5 (paper)"] == b["Kimi-K2.5 (paper)"]
+    label = next(k for k in a if k.startswith("local-retrieval"))
+    assert "not comparable" in label and a[label] == b[label]
+    assert "not comparable" in fig_a.axes[0].get_title()
+
+
+def test_an_empty_upload_has_its_own_message(data, tmp_path):
+    cfg = SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=tmp_path / "board")
+    assert "empty (0 bytes)" in lb.submit(cfg, b"", "m", {})
+    assert "no file uploaded" in lb.submit(cfg, None, "m", {})
+    seen = []
+    lb.submit(cfg, b"{}\n", "m", {}, progress=lambda f, d: seen.append((f, d)))
+    assert seen and seen[0][0] < 1 and "validating and scoring 1 lines" in seen[0][1]
+
+
+def test_jiezi_explain_json_one_object_per_image(data, tmp_path, monkeypatch):
+    monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
+    char, _ = _gallery_only_character_of(data)
+    paths = []
+    for name, ch in (("known", char), ("unknown", OUT_OF_GALLERY)):
+        paths.append(tmp_path / f"{name}.png")
+        paths[-1].write_bytes(encode(glyph(ch), "PNG"))
+    paths.append(tmp_path / "broken.png")
+    paths[-1].write_bytes(b"not an image")
+    res = CliRunner().invoke(cli, ["explain", *map(str, paths), "--dataset", str(data["dataset"]), "--json"])
+    assert res.exit_code == 1, res.output  # the broken file fails alone
+    known, unknown, broken = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert known["image"] == str(paths[0]) and known["character"] == char and known["abstained"] is False
+    assert 0.5 <= known["confidence"] <= 1 and known["script"]
+    assert set(known["levels"]) == {"L1", "L2", "L3", "L4"} and known["levels"]["L1"]["CHAR"] == char
+    assert known["levels"]["L2"]["STRC"]
+    assert unknown["abstained"] is True and unknown["character"] is None and unknown["script"] is None
+    assert 0 <= unknown["confidence"] < 0.5 and unknown["candidates"]
+    assert all(v is None for level in unknown["levels"].values() for v in level.values())
+    assert "error" in broken and broken["image"] == str(paths[2])
+
+
+def _gallery_only_character_of(data):
+    from harness.bench import load_bench, load_gallery
+
+    bench_chars = set(load_bench(data["bench"], "all", "test")["character"])
+    for row in load_gallery(data["dataset"]).select_columns(["character", "record"]):
+        rec = json.loads(row["record"])
+        if row["character"] not in bench_chars and any(k.startswith("shuowen:") for k in rec.get("raw", {})):
+            return row["character"], rec
+    pytest.fail("no gallery-only character")

@@ -7,6 +7,7 @@ the same rows for the same files.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 
@@ -50,3 +51,24 @@ def load_hub_layout(path_or_id: str | Path, config: str, split: str, *, revision
         files = local_data_files(folder, config, split)
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     return datasets.load_dataset(str(path_or_id), config, split=split, revision=revision)
+
+
+def content_fingerprint(folder: str | Path) -> str:
+    """SHA-256 (hex) of a published folder's data: every ``<config>/<split>-*.parquet``
+    file's relative path and bytes, in path order. The same files give the same value on
+    any machine (a rebuild that writes the same bytes too); any changed, added or removed
+    file changes it. ``jiezi publish`` states it in the card (YAML ``content_fingerprint``);
+    the harness records it with results and board rows. Raises ``FileNotFoundError`` when
+    the folder holds no parquet file."""
+    folder = Path(folder)
+    files = sorted(p for p in folder.glob("*/*.parquet") if p.is_file())
+    if not files:
+        raise FileNotFoundError(f"{folder}: no <config>/*.parquet data files to fingerprint")
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        with open(p, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                h.update(block)
+        h.update(b"\0")
+    return h.hexdigest()

@@ -35,6 +35,7 @@ from pathlib import Path
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from builder.publish.read import content_fingerprint
 from builder.qa import evolution
 from metrics.acce import labels
 
@@ -47,7 +48,7 @@ MAX_SHARD = "500MB"
 RESOURCES = {
     "dataset": {"folder": "jiezi-dataset", "configs": ("L1", "L2", "L3", "L4", "all", "records"),
                 "template": "jiezi-dataset.md", "pretty": "JieZi-Dataset"},
-    "bench": {"folder": "jiezi-bench", "configs": ("L1", "L2", "L3", "L4", "all"),
+    "bench": {"folder": "jiezi-bench", "configs": ("L1", "L2", "L3", "L4", "all", "images"),
               "template": "jiezi-bench.md", "pretty": "JieZi-Bench"},
 }
 
@@ -205,12 +206,15 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
             raise PublishError(f"{spec['pretty']} has no rows in this build (see {qa_dir / 'report.json'}); "
                                "nothing loadable to publish")
         card = render_card(kind, infos, report, out_dir, left_out=left_out)
+        # what users compare: the harness records the same value with results and board rows
+        card.data["content_fingerprint"] = content_fingerprint(tmp)
         card.save(tmp / "README.md")
         (tmp / MARKER).write_text(json.dumps({
             "resource": kind, "written_by": "jiezi publish", "written_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "built_from": {k: fingerprint.get(k) for k in ("records_sha256", "seed", "bench_size", "code", "decisions")},
             "publish_code": code_hash(),
             "empty_splits_left_out": left_out,
+            "content_fingerprint": card.data["content_fingerprint"],
         }, indent=1), "utf-8")
         if folder.exists():
             old = folder.with_name(folder.name + ".old")

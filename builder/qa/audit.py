@@ -507,26 +507,10 @@ def help_rows() -> list[list[str]]:
     return rows
 
 
-def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float = 0.10,
-           dataset_pairs: int = 5000, bench: bool = True) -> dict:
-    """Write a review sheet for the build in ``out_dir`` and return counts by stage.
-
-    Records: ``record_fraction`` of the records (deterministic for ``seed``), a row per
-    filled field; dataset: ``dataset_pairs`` QA pairs drawn uniformly; bench: every row.
-    Image paths are absolute. Also records the sampled ids in ``out_dir/audit/manifest.json``
-    (ingest accepts only those). Raises ``FileNotFoundError`` when the build is missing.
-    """
-    out_dir, sheet = Path(out_dir), Path(sheet)
-    qa_dir = out_dir / "qa"
-    rec_dir = _records_dir(out_dir)
-    if not (qa_dir / "dataset.jsonl").exists():
-        raise FileNotFoundError(f"{qa_dir}: no stage-3 outputs; run `jiezi build --output {out_dir}` first")
-    rng = random.Random(f"audit:{seed}")
+def _record_rows(rec_dir: Path, rng: random.Random, record_fraction: float, counts: Counter) -> list[list[str]]:
+    """One row per filled field of ``record_fraction`` of the records (two passes: the file
+    can be large, so only the sampled lines are parsed)."""
     rows: list[list[str]] = []
-    counts: Counter = Counter()
-
-    # records: one row per filled field of the sampled records (two passes: the file
-    # can be large, so only the sampled lines are parsed)
     with open(rec_dir / "records.jsonl", encoding="utf-8") as fh:
         n_lines = sum(1 for line in fh if line.strip())
     n_rec = max(1, round(n_lines * record_fraction)) if n_lines else 0
@@ -549,8 +533,11 @@ def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float 
                              json.dumps(fv[1], ensure_ascii=False), "", ""])
                 counts["records"] += 1
             counts["records_sampled"] += 1
+    return rows
 
-    # dataset: reservoir sample of QA pairs
+
+def _dataset_rows(qa_dir: Path, rec_dir: Path, rng: random.Random, dataset_pairs: int, counts: Counter) -> list[list[str]]:
+    """A reservoir sample of ``dataset_pairs`` QA pairs of JieZi-Dataset."""
     reservoir: list[tuple[str, dict, dict]] = []
     seen = 0
     for row in read_jsonl(qa_dir / "dataset.jsonl"):
@@ -562,18 +549,26 @@ def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float 
                 j = rng.randrange(seen)
                 if j < dataset_pairs:
                     reservoir[j] = (row["image"], row, q)
+    rows = []
     for image, row, q in sorted(reservoir, key=lambda t: (t[1]["id"], t[2]["kind"])):
         prov = q.get("provenance_json") or json.dumps(q.get("provenance", []), ensure_ascii=False)
         rows.append([str((rec_dir / image).resolve()), f"dataset:{row['id']}:{q['kind']}", "dataset",
                      q["question"], q["answer"], prov, "", ""])
         counts["dataset"] += 1
+    return rows
 
-    if bench:
-        for r in read_jsonl(qa_dir / "bench.jsonl"):
-            rows.append([str((rec_dir / r["image"]).resolve()), f"bench:{r['id']}", "bench",
-                         r["question"], r["answer"], json.dumps(r["provenance"], ensure_ascii=False), "", ""])
-            counts["bench"] += 1
 
+def _bench_rows(qa_dir: Path, rec_dir: Path, counts: Counter) -> list[list[str]]:
+    """Every JieZi-Bench row."""
+    rows = []
+    for r in read_jsonl(qa_dir / "bench.jsonl"):
+        rows.append([str((rec_dir / r["image"]).resolve()), f"bench:{r['id']}", "bench",
+                     r["question"], r["answer"], json.dumps(r["provenance"], ensure_ascii=False), "", ""])
+        counts["bench"] += 1
+    return rows
+
+
+def _write_sheet(sheet: Path, rows: list[list[str]]) -> None:
     sheet.parent.mkdir(parents=True, exist_ok=True)
     tmp = sheet.with_name(sheet.name + ".tmp")
     with open(tmp, "w", encoding="utf-8-sig", newline="") as fh:
@@ -585,6 +580,9 @@ def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float 
         w.writerows(rows)
     tmp.replace(sheet)
 
+
+def _record_manifest(out_dir: Path, sheet: Path, rows: list[list[str]], counts: Counter, seed: int) -> None:
+    """Add the sheet's item ids and read-only cell digests to ``audit/manifest.json``."""
     audit_dir = out_dir / "audit"
     audit_dir.mkdir(parents=True, exist_ok=True)
     man_path = audit_dir / "manifest.json"
@@ -598,7 +596,84 @@ def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float 
     man_tmp = man_path.with_name("manifest.json.tmp")
     man_tmp.write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
     man_tmp.replace(man_path)
+
+
+def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float = 0.10,
+           dataset_pairs: int = 5000, bench: bool = True) -> dict:
+    """Write a review sheet for the build in ``out_dir`` and return counts by stage.
+
+    Records: ``record_fraction`` of the records (deterministic for ``seed``), a row per
+    filled field; dataset: ``dataset_pairs`` QA pairs drawn uniformly; bench: every row.
+    Image paths are absolute. Also records the sampled ids in ``out_dir/audit/manifest.json``
+    (ingest accepts only those). Raises ``FileNotFoundError`` when the build is missing.
+    """
+    out_dir, sheet = Path(out_dir), Path(sheet)
+    qa_dir = out_dir / "qa"
+    rec_dir = _records_dir(out_dir)
+    if not (qa_dir / "dataset.jsonl").exists():
+        raise FileNotFoundError(f"{qa_dir}: no stage-3 outputs; run `jiezi build --output {out_dir}` first")
+    rng = random.Random(f"audit:{seed}")
+    counts: Counter = Counter()
+    rows = _record_rows(rec_dir, rng, record_fraction, counts)
+    rows += _dataset_rows(qa_dir, rec_dir, rng, dataset_pairs, counts)
+    if bench:
+        rows += _bench_rows(qa_dir, rec_dir, counts)
+    _write_sheet(sheet, rows)
+    _record_manifest(out_dir, sheet, rows, counts, seed)
     return dict(counts)
+
+
+def _decode_sheet(sheet: Path) -> str:
+    raw = sheet.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        row = raw[:exc.start].count(b"\n") + 1
+        raise AuditSheetError(sheet, [(row, f"{sheet.name}: not UTF-8 (byte offset {exc.start}); "
+                                            "save it as 'CSV UTF-8' (Excel: File > Save As > CSV UTF-8)")]) from None
+
+
+def _check_item(n: int, row: list[str], cells: dict, known_ids: dict[str, str], seen: dict[str, int],
+                written_cells: dict[str, list[str]] | None) -> str | None:
+    """The problem with one row's item id, stage or read-only cells (None when fine); a
+    known, first-seen item is entered in ``seen``. A stage mismatch is reported but the row
+    is still read (its verdict may carry other problems)."""
+    item_id = cells["item_id"].strip()
+    if item_id not in known_ids:
+        return f"unknown item id {item_id!r} (not in any sheet `jiezi audit sample` wrote)"
+    if item_id in seen:
+        return f"item {item_id} appears twice, on rows {seen[item_id]} and {n}: keep one row per item"
+    seen[item_id] = n
+    wrote = (written_cells or {}).get(item_id)
+    if wrote is not None:
+        edited = [c for c, a, b in zip(READ_ONLY, _cell_digests(row), wrote) if a != b]
+        if edited:
+            return (f"item {item_id}: read-only column(s) {', '.join(edited)} differ from "
+                    "what `jiezi audit sample` wrote; restore them and put the right value "
+                    "in the correction column (verdict 'correct')")
+    return None
+
+
+def _read_verdict(item_id: str, cells: dict) -> tuple[str, str, str | None]:
+    """(verdict, normalised correction, problem or None) of one row."""
+    verdict = cells["verdict"].strip().lower()
+    correction = written = cells["correction"].strip()
+    if not verdict:
+        return "", correction, None
+    if verdict not in VERDICTS:
+        return verdict, correction, f"verdict {cells['verdict']!r} is not one of {', '.join(VERDICTS)}"
+    if verdict != "correct":
+        return verdict, correction, None
+    if not correction:
+        return verdict, correction, (f"item {item_id}: verdict 'correct' needs a correction; "
+                                     f"accepted: {accepted_forms(item_id)}")
+    try:
+        return verdict, normalise_correction(item_id, written), None
+    except CorrectionError as exc:
+        return verdict, correction, f"item {item_id}: correction {written!r} is not valid: {exc}"
+    except (AttributeError, TypeError, KeyError, ValueError) as exc:  # a shape no check foresaw
+        return verdict, correction, (f"item {item_id}: correction {written!r} has an unexpected shape "
+                                     f"({type(exc).__name__}: {exc}); accepted: {accepted_forms(item_id)}")
 
 
 def read_sheet(sheet: Path, known_ids: dict[str, str], written_cells: dict[str, list[str]] | None = None) -> list[dict]:
@@ -622,14 +697,7 @@ def read_sheet(sheet: Path, known_ids: dict[str, str], written_cells: dict[str, 
     problems: list[tuple[int, str]] = []
     decisions: list[dict] = []
     seen: dict[str, int] = {}
-    raw = sheet.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        row = raw[:exc.start].count(b"\n") + 1
-        raise AuditSheetError(sheet, [(row, f"{sheet.name}: not UTF-8 (byte offset {exc.start}); "
-                                            "save it as 'CSV UTF-8' (Excel: File > Save As > CSV UTF-8)")]) from None
-    with io.StringIO(text, newline="") as fh:
+    with io.StringIO(_decode_sheet(sheet), newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, None)
         if header != COLUMNS:
@@ -639,51 +707,26 @@ def read_sheet(sheet: Path, known_ids: dict[str, str], written_cells: dict[str, 
                 problems.append((n, f"expected {len(COLUMNS)} cells, got {len(row)}"))
                 continue
             cells = dict(zip(COLUMNS, row))
-            item_id, verdict = cells["item_id"].strip(), cells["verdict"].strip().lower()
+            item_id = cells["item_id"].strip()
             if item_id.startswith(HELP_PREFIX):
                 continue  # an instruction row (a verdict filled down a column over it means nothing)
-            if item_id not in known_ids:
-                problems.append((n, f"unknown item id {item_id!r} (not in any sheet `jiezi audit sample` wrote)"))
-                continue
-            if item_id in seen:
-                problems.append((n, f"item {item_id} appears twice, on rows {seen[item_id]} and {n}: "
-                                    "keep one row per item"))
-                continue
-            seen[item_id] = n
-            if cells["stage"].strip() != known_ids[item_id]:
+            stage_ok = item_id not in known_ids or cells["stage"].strip() == known_ids[item_id]
+            problem = _check_item(n, row, cells, known_ids, seen, written_cells)
+            if item_id in known_ids and item_id in seen and seen[item_id] == n and not stage_ok:
                 problems.append((n, f"stage {cells['stage']!r} does not match item {item_id!r} (stage {known_ids[item_id]!r})"))
-            wrote = (written_cells or {}).get(item_id)
-            if wrote is not None:
-                edited = [c for c, a, b in zip(READ_ONLY, _cell_digests(row), wrote) if a != b]
-                if edited:
-                    problems.append((n, f"item {item_id}: read-only column(s) {', '.join(edited)} differ from "
-                                        "what `jiezi audit sample` wrote; restore them and put the right value "
-                                        "in the correction column (verdict 'correct')"))
-                    continue
+            if problem is not None:
+                problems.append((n, problem))
+                continue
+            verdict, correction, problem = _read_verdict(item_id, cells)
+            if problem is not None:
+                problems.append((n, problem))
+                continue
             if not verdict:
                 continue
-            if verdict not in VERDICTS:
-                problems.append((n, f"verdict {cells['verdict']!r} is not one of {', '.join(VERDICTS)}"))
-                continue
-            correction = written = cells["correction"].strip()
-            if verdict == "correct":
-                if not correction:
-                    problems.append((n, f"item {item_id}: verdict 'correct' needs a correction; "
-                                        f"accepted: {accepted_forms(item_id)}"))
-                    continue
-                try:
-                    correction = normalise_correction(item_id, written)
-                except CorrectionError as exc:
-                    problems.append((n, f"item {item_id}: correction {written!r} is not valid: {exc}"))
-                    continue
-                except (AttributeError, TypeError, KeyError, ValueError) as exc:  # a shape no check foresaw
-                    problems.append((n, f"item {item_id}: correction {written!r} has an unexpected shape "
-                                        f"({type(exc).__name__}: {exc}); accepted: {accepted_forms(item_id)}"))
-                    continue
             decision = {"item_id": item_id, "stage": known_ids[item_id], "verdict": verdict,
                         "correction": correction, "sheet": sheet.name, "row": n}
-            if correction != written:
-                decision["correction_as_written"] = written
+            if correction != cells["correction"].strip():
+                decision["correction_as_written"] = cells["correction"].strip()
             decisions.append(decision)
     if problems:
         raise AuditSheetError(sheet, problems)

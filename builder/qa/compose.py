@@ -124,6 +124,7 @@ class Facts:
     evolution_sources: frozenset[str] = frozenset()
     missing: dict[str, str] = field(default_factory=dict)
     richness: float = 0.0
+    ids_regions: frozenset[str] | None = None  # see :func:`_ids_regions`
 
     def available(self) -> list[str]:
         """Template kinds this record can answer (image kinds always)."""
@@ -200,7 +201,8 @@ def _duan_confirms(record: GlyphRecord, gloss: str, index: EvidenceIndex) -> Pro
 
 
 def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[str | None, str | None, list[Provenance]]:
-    """(pinyin, fanqie, provenance) of ``char`` from its records, restricted to sources."""
+    """(pinyin, fanqie, provenance) of ``char`` from its records, restricted to sources;
+    the pinyin only from a reading Unihan (kMandarin) gives."""
     pinyin = fanqie = None
     provs: list[Provenance] = []
     for rec in index.records(char):
@@ -208,7 +210,9 @@ def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[
             ok = [p for p in r.provenance if p.source in sources]
             if not ok:
                 continue
-            if r.pinyin and not pinyin:
+            # the modern reading is Unihan's kMandarin, never the Shuowen edition's pinyin
+            # field (谋's 某 is mǒu, not the méi given there; 帙 is zhì, not zhí)
+            if r.pinyin and not pinyin and "unihan" in {p.source for p in ok}:
                 pinyin = r.pinyin
                 provs += ok
             if r.fanqie and not fanqie and "shuowen" in {p.source for p in ok}:
@@ -330,113 +334,188 @@ def _has_audit(record: GlyphRecord) -> bool:
             or any(_audit_provs(c.provenance) for c in record.components))
 
 
-def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
-              reserved: bool = False) -> Facts:
-    """Reduce ``record`` to the facts ``profile`` may state.
+# Which written form an image's L2 answers (structure, components, functions, formation)
+# describe. ``modern``: the character's IDS; ``seal``: Shuowen's analysis of the small-seal
+# form; ``early``: an oracle-bone, bronze or Warring States form, which none of the build's
+# sources analyses (Shuowen describes the seal, its 古文 / 籒文 forms come without images,
+# and the IDS describe the modern character): such an image gets no L2 question at all.
+EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
+SEAL_FORM_SCRIPTS = frozenset({"篆书"})
+L2_KINDS = ("STRC", "COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT", "FORC")
+EARLY_FORM_REASON = "early-form:no-source-analyses-it"
+SEAL_FORM_REASON = "seal-form:no-shuowen-analysis"
 
-    ``reserved``: the character is in JieZi-Bench, so the dataset profile must not use its
-    ``gap_sources`` (Shuowen). Returns :class:`Facts`; a kind that cannot be asked is in
-    ``Facts.missing`` with a reason (``"no-structure"``, ``"disagree:formation"`` ...).
-    """
-    f = Facts(record.id, record.character, record.script, profile.name)
-    allowed = profile.sources
-    gap = frozenset() if reserved else profile.gap_sources
-    strict = profile.strict
 
-    # STRC: the IDS sources give the layout; the bench needs a majority of at least two
-    # (two IDS sources, or one and a matching Shuowen analysis): no bench source describes
-    # layout (documented in the card)
+def glyph_form(script: str) -> str:
+    """``"early"``, ``"seal"`` or ``"modern"``: the form the L2 answers of a ``script`` image
+    describe (see :data:`EARLY_FORM_SCRIPTS`; 隶书, 楷书, 草书 and 简体 follow the IDS)."""
+    if script in EARLY_FORM_SCRIPTS:
+        return "early"
+    return "seal" if script in SEAL_FORM_SCRIPTS else "modern"
+
+
+@dataclass
+class _FactsCtx:
+    """What the per-subtask fact functions share for one (record, profile)."""
+
+    record: GlyphRecord
+    profile: Profile
+    index: EvidenceIndex
+    gap: frozenset[str]
+    form: str
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        return self.profile.sources
+
+    @property
+    def strict(self) -> bool:
+        return self.profile.strict
+
+    def may_use_shuowen(self) -> bool:
+        return "shuowen" in self.allowed | self.gap
+
+
+def _strc_facts(c: _FactsCtx, f: Facts) -> None:
+    """STRC: the IDS sources give the layout; the bench needs a majority of at least two
+    (two IDS sources, or one and a matching Shuowen analysis): no bench source describes
+    layout (documented in the card). A seal image: the IDS layout only where Shuowen's seal
+    components are exactly the IDS operands (or a pictograph Shuowen gives no parts)."""
+    record = c.record
     if record.structure is not None and _audit_provs(record.structure.provenance):
         f.structure = (record.structure.value, _audit_provs(record.structure.provenance))
-    elif record.structure is not None:
-        s = record.structure
-        sup = _supporters(s) & (MODERN_SOURCES | allowed)
-        if not strict:
-            provs = [p for p in s.provenance if p.source in allowed | MODERN_SOURCES]
-            if provs:
-                f.structure = (s.value, provs)
-        elif _majority(len(sup) + _layout_matches_shuowen(record), s.disagree):
-            f.structure = (s.value, [p for p in s.provenance])
-        else:
-            f.missing["STRC"] = "disagree:structure" if s.disagree else "single-source:structure"
-    if f.structure is None and "STRC" not in f.missing:
+        return
+    if c.form == "early":
+        f.missing["STRC"] = EARLY_FORM_REASON
+        return
+    s = record.structure
+    if s is None:
         f.missing["STRC"] = "no-structure"
-
-    # FORC
-    if record.formation is not None and _audit_provs(record.formation.provenance):
-        f.formation = (record.formation.value, _audit_provs(record.formation.provenance))
-    elif record.formation is not None:
-        g = record.formation
-        srcs = {p.source for p in g.provenance}
-        if not strict:
-            provs = [p for p in g.provenance if p.source in allowed | MODERN_SOURCES]
-            if provs:
-                f.formation = (g.value, provs)
-            else:
-                f.missing["FORC"] = "other-source:formation"
-        elif "shuowen" in srcs and _majority(len(_supporters(g)), g.disagree):
-            f.formation = (g.value, list(g.provenance))
-        elif "shuowen" not in srcs:
-            f.missing["FORC"] = "no-shuowen:formation"
+        return
+    if c.form == "seal" and not (c.may_use_shuowen() and _layout_matches_shuowen(record)):
+        f.missing["STRC"] = SEAL_FORM_REASON
+        return
+    sup = _supporters(s) & (MODERN_SOURCES | c.allowed)
+    if not c.strict:
+        provs = [p for p in s.provenance if p.source in c.allowed | MODERN_SOURCES]
+        if provs:
+            f.structure = (s.value, provs)
         else:
-            f.missing["FORC"] = "disagree:formation" if g.disagree else "unconfirmed:formation"
+            f.missing["STRC"] = "no-structure"
+    elif _majority(len(sup) + _layout_matches_shuowen(record), s.disagree):
+        f.structure = (s.value, list(s.provenance))
     else:
-        f.missing["FORC"] = "no-formation"
+        f.missing["STRC"] = "disagree:structure" if s.disagree else "single-source:structure"
 
-    # components
-    comps: list[CompFact] = []
+
+def _forc_facts(c: _FactsCtx, f: Facts) -> None:
+    """FORC: the formation class; the bench needs Shuowen and a majority; a seal image needs
+    Shuowen's class (it analyses that form); an early form gets none."""
+    g = c.record.formation
+    if g is not None and _audit_provs(g.provenance):
+        f.formation = (g.value, _audit_provs(g.provenance))
+        return
+    if c.form == "early":
+        f.missing["FORC"] = EARLY_FORM_REASON
+        return
+    if g is None:
+        f.missing["FORC"] = "no-formation"
+        return
+    srcs = {p.source for p in g.provenance}
+    if c.form == "seal" and not ("shuowen" in srcs and c.may_use_shuowen()):
+        f.missing["FORC"] = SEAL_FORM_REASON
+    elif not c.strict:
+        usable = c.allowed | MODERN_SOURCES | (c.gap if c.form == "seal" else frozenset())
+        provs = [p for p in g.provenance if p.source in usable]
+        if provs:
+            f.formation = (g.value, provs)
+        else:
+            f.missing["FORC"] = "other-source:formation"
+    elif "shuowen" in srcs and _majority(len(_supporters(g)), g.disagree):
+        f.formation = (g.value, list(g.provenance))
+    elif "shuowen" not in srcs:
+        f.missing["FORC"] = "no-shuowen:formation"
+    else:
+        f.missing["FORC"] = "disagree:formation" if g.disagree else "unconfirmed:formation"
+
+
+def _seal_components(c: _FactsCtx) -> list[Component] | None:
+    """The record's components that Shuowen's analysis of the head names (the seal form's
+    parts); None when the profile may not use Shuowen."""
+    if not c.may_use_shuowen():
+        return None
+    return [x for x in c.record.components if "shuowen" in {p.source for p in x.provenance} | set(x.agree)]
+
+
+def _component_list(c: _FactsCtx, f: Facts) -> list[CompFact]:
+    """The components the profile may state, in record order; sets ``f.missing["COMP"]``."""
+    record = c.record
+    audited = bool(record.components) and all(_audit_provs(x.provenance) for x in record.components)
+    if c.form == "early" and not audited:
+        f.missing["COMP"] = EARLY_FORM_REASON
+        return []
+    source_comps = record.components
+    usable = c.allowed | MODERN_SOURCES
+    if c.form == "seal" and not audited:
+        source_comps = _seal_components(c)
+        if source_comps is None:
+            f.missing["COMP"] = SEAL_FORM_REASON
+            return []
+        usable = usable | c.gap
     n_ops = len(ids_operands(record))
     if (not record.components and f.structure and f.structure[0] == "独体" and f.formation
             and f.formation[0].label in ("象形", "指事")):
         # a single pictograph (月, 牛): its one component is the character itself
         # (the official layout's "构件整体"), grounded by the layout and the formation
-        comps = [CompFact(record.character, ["表意"], [
+        return [CompFact(record.character, ["表意"], [
             Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.single_component")
             for p in f.structure[1] + f.formation[1]])]
-    elif record.components and all(_audit_provs(c.provenance) for c in record.components):
+    if audited:
         # the reviewer's component list replaces the sources' (complete by their word)
-        comps = [CompFact(c.name, list(c.functions), _audit_provs(c.provenance)) for c in record.components]
-    elif record.components and 0 < len(record.components) < n_ops:
+        return [CompFact(x.name, list(x.functions), _audit_provs(x.provenance)) for x in record.components]
+    if not source_comps:
+        f.missing["COMP"] = "no-components" if c.form == "modern" else SEAL_FORM_REASON
+        return []
+    if c.form == "modern" and 0 < len(record.components) < n_ops:
         # fewer components than the IDS shows (雲 = ⿱雨云 listed with 雨 only): a partial
         # list would be a wrong answer
         f.missing["COMP"] = "incomplete-components"
-    elif strict:
-        ok = bool(record.components) and all(_component_confirmed(c) for c in record.components)
-        if ok:
-            comps = [CompFact(c.name, list(c.functions), list(c.provenance)) for c in record.components]
-        else:
-            f.missing["COMP"] = "disagree:components" if record.components else "no-components"
-    else:
-        for c in record.components:
-            provs = [p for p in c.provenance if p.source in allowed | MODERN_SOURCES]
-            if provs:
-                comps.append(CompFact(c.name, list(c.functions), provs))
-        if not record.components:
-            f.missing["COMP"] = "no-components"
-        elif len(comps) < len(record.components):
-            # a component only Shuowen names (往's 㞷): a partial list would be a wrong answer
-            comps = []
-            f.missing["COMP"] = "partial-components"
-    src_by_name = {c.name: c for c in record.components}
-    src_by_name.update({c.name: Component(name=c.name, functions=c.functions, provenance=c.provenance)
-                        for c in comps if c.name not in src_by_name})
-    evo_sources = allowed | gap | MODERN_SOURCES if not strict else BENCH_SOURCES | MODERN_SOURCES
-    if _has_audit(record):
-        evo_sources = evo_sources | {"user"}  # corrected components / formation feed the evolution
-    evo = derive(record, index, evo_sources)
-    f.evolution_sources = evo_sources
-    names = [c.name for c in comps]
+        return []
+    if c.strict:
+        if all(_component_confirmed(x) for x in source_comps):
+            return [CompFact(x.name, list(x.functions), list(x.provenance)) for x in source_comps]
+        f.missing["COMP"] = "disagree:components"
+        return []
+    comps = []
+    for x in source_comps:
+        provs = [p for p in x.provenance if p.source in usable]
+        if provs:
+            comps.append(CompFact(x.name, list(x.functions), provs))
+    if len(comps) < len(source_comps):
+        # a component only Shuowen names (往's 㞷): a partial list would be a wrong answer
+        f.missing["COMP"] = "partial-components"
+        return []
+    return comps
+
+
+def _component_details(c: _FactsCtx, f: Facts, comps: list[CompFact], evo: Evolution) -> None:
+    """Each component's interpretation (source text, else composed by rule) and evolution type."""
+    record = c.record
+    src_by_name = {x.name: x for x in record.components}
+    src_by_name.update({x.name: Component(name=x.name, functions=x.functions, provenance=x.provenance)
+                        for x in comps if x.name not in src_by_name})
+    names = [x.name for x in comps]
     for cf in comps:
         src: Component = src_by_name[cf.name]
-        interp_ok = [p for p in src.interpretation_provenance
-                     if p.source in allowed or _audit_provs([p])]
+        interp_ok = [p for p in src.interpretation_provenance if p.source in c.allowed or _audit_provs([p])]
         if src.interpretation and interp_ok and not _LATIN.search(src.interpretation):
             cf.interpretation = src.interpretation
             cf.interpretation_en = f"(source text) {src.interpretation}"
             cf.interpretation_provenance = interp_ok
         else:
-            comp = _compose_interpretation(cf, f, [n for n in names if n != cf.name], index,
-                                           allowed | MODERN_SOURCES, record)
+            # a seal glyph does not write the modern position forms (亻 for 人): no "written as"
+            comp = _compose_interpretation(cf, f, [n for n in names if n != cf.name], c.index,
+                                           c.allowed | MODERN_SOURCES, record if c.form == "modern" else None)
             if comp:
                 cf.interpretation, cf.interpretation_en, cf.interpretation_provenance = comp
         ce = evo.components.get(cf.name)
@@ -444,30 +523,37 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
             cf.evolution_type, cf.evolution_provenance = src.evolution_type, _audit_provs(src.provenance)
         elif ce is not None:
             cf.evolution_type, cf.evolution_provenance = ce.type, ce.provenance
-            if ce.rule == "evolution.simplification.sheng" and cf.interpretation and "shuowen" in evo_sources:
+            if ce.rule == "evolution.simplification.sheng" and cf.interpretation and "shuowen" in f.evolution_sources:
                 cf.interpretation += f"；《说文》以为「{cf.name}」之省"
                 cf.interpretation_en = (cf.interpretation_en or "") + f"; Shuowen calls it an abbreviated {cf.name}"
                 cf.interpretation_provenance = cf.interpretation_provenance + ce.provenance
-    f.components = comps
 
+
+def _component_missing(f: Facts, comps: list[CompFact]) -> None:
+    """The component kinds that cannot be asked, from what the list lacks."""
     if not comps:
         for k in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
             f.missing[k] = f.missing["COMP"]
     else:
-        if not all(c.functions for c in comps):
+        if not all(x.functions for x in comps):
             for k in ("COMF", "COMP_FULL", "COMP_ASPECT"):
                 f.missing[k] = "no-function"
-        if not all(c.interpretation for c in comps):
+        if not all(x.interpretation for x in comps):
             for k in ("COMI", "COMP_FULL", "COMP_ASPECT"):
                 f.missing.setdefault(k, "no-interpretation")
-        if not all(c.evolution_type for c in comps):
+        if not all(x.evolution_type for x in comps):
             for k in ("COME", "COMP_FULL"):
                 f.missing.setdefault(k, "no-evolution-type")
         if len(comps) < 2:
             f.missing.setdefault("COMP_ASPECT", "single-component")
     f.missing.pop("COMP", None)
 
-    # ORIM
+
+def _orim_facts(c: _FactsCtx, f: Facts) -> None:
+    """ORIM: a Chinese gloss; the bench needs the Shuowen gloss confirmed by a second
+    witness (another source's agreement, or Duan quoting the same words: an ``agree`` from
+    Duan whose quotation differs is no confirmation, 牛: Duan rejects 大牲也)."""
+    record, strict = c.record, c.strict
     om = record.original_meaning
     if om is not None and _self_gloss(om.value, record):
         f.missing["ORIM"] = "self-gloss:original_meaning"  # Shuowen 巳: "巳也" says nothing
@@ -479,14 +565,14 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
         english = bool(_LATIN.search(om.value))
         if strict:
             sw = [p for p in om.provenance if p.source == "shuowen"]
-            confirm = None if not sw else (
-                None if (set(om.agree) - {"shuowen"}) else _duan_confirms(record, om.value, index))
-            if sw and not english and ((set(om.agree) - {"shuowen"}) or confirm):
+            others = set(om.agree) - {"shuowen", "duan"}
+            confirm = None if (not sw or others) else _duan_confirms(record, om.value, c.index)
+            if sw and not english and (others or confirm):
                 f.orim = (om.value, f"Shuowen gloss: {om.value}", sw + ([confirm] if confirm else []), "shuowen")
             else:
                 f.missing["ORIM"] = "unconfirmed:original_meaning" if sw else "no-shuowen-gloss"
-        elif not english and srcs & (allowed | gap):
-            provs = [p for p in om.provenance if p.source in allowed | gap]
+        elif not english and srcs & (c.allowed | c.gap):
+            provs = [p for p in om.provenance if p.source in c.allowed | c.gap]
             f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
                       provs, "shuowen" if "shuowen" in srcs else "gloss")
     # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
@@ -495,25 +581,92 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     if f.orim is None:
         f.missing.setdefault("ORIM", "no-original-meaning")
 
-    # EVOI
-    min_statements = 2 if strict else 1
+
+def _evoi_facts(c: _FactsCtx, f: Facts, evo: Evolution) -> None:
+    """EVOI and the dataset-only / bench-only kinds."""
+    min_statements = 2 if c.strict else 1
     if len(evo.statements) >= min_statements:
         f.evolution = evo
     else:
         f.missing["EVOI"] = "no-evolution-evidence"
     if f.evolution is None or f.orim is None or not (f.structure or f.components):
         f.missing["EXEGESIS"] = "incomplete-levels"
-    if strict:
+    if c.strict:
         f.missing["EXEGESIS"] = "dataset-only"
         for k in ("COMR", "COMF", "COMI", "COME"):
             f.missing.setdefault(k, "dataset-only")
     else:
         f.missing.setdefault("COMP_ASPECT", "bench-only")
 
+
+def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
+              reserved: bool = False) -> Facts:
+    """Reduce ``record`` to the facts ``profile`` may state about the form its images show.
+
+    ``reserved``: the character is in JieZi-Bench, so the dataset profile must not use its
+    ``gap_sources`` (Shuowen). The L2 facts follow :func:`glyph_form` of the record's
+    script: an early form (甲骨文, 金文) gets none (``missing`` reason
+    :data:`EARLY_FORM_REASON`), a seal image only Shuowen's analysis of the seal. Returns
+    :class:`Facts`; a kind that cannot be asked is in ``Facts.missing`` with a reason
+    (``"no-structure"``, ``"disagree:formation"`` ...).
+    """
+    f = Facts(record.id, record.character, record.script, profile.name)
+    c = _FactsCtx(record, profile, index, frozenset() if reserved else profile.gap_sources,
+                  glyph_form(record.script))
+    _strc_facts(c, f)
+    _forc_facts(c, f)
+    comps = _component_list(c, f)
+    evo_sources = (c.allowed | c.gap | MODERN_SOURCES) if not c.strict else (BENCH_SOURCES | MODERN_SOURCES)
+    if _has_audit(record):
+        evo_sources = evo_sources | {"user"}  # corrected components / formation feed the evolution
+    evo = derive(record, index, evo_sources)
+    f.evolution_sources = evo_sources
+    _component_details(c, f, comps, evo)
+    f.components = comps
+    _component_missing(f, comps)
+    _orim_facts(c, f)
+    _evoi_facts(c, f, evo)
+    f.ids_regions = _ids_regions(record)
     sw_raw = sum(len(t) for k, t in record.raw.items() if k.startswith("shuowen:"))
     f.richness = (min(sw_raw, 2000) / 200 + 2 * len(record.variants) + 3 * len(evo.statements)
                   + len(comps) + (2 if f.orim else 0))
     return f
+
+
+# Region whose standard glyph shapes a font design follows (the cjkvi-ids region tags:
+# G mainland China, T Taiwan, J Japan, K Korea). A design not listed has no known region.
+FONT_REGIONS: dict[str, str] = {
+    "Noto Serif CJK SC": "G", "Noto Sans CJK SC": "G", "AR PL UKai CN": "G", "AR PL UMing CN": "G",
+    "WenQuanYi Zen Hei": "G", "LXGW WenKai": "G",
+    "TW-Kai": "T", "TW-Sung": "T", "AR PL UKai TW": "T", "AR PL UMing TW": "T",
+    "Hanazono Mincho": "J",
+}
+STRUCTURE_KINDS = frozenset({"STRC", "COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT", "EXEGESIS"})
+FONT_REGION_REASON = "font-draws-another-decomposition"
+
+
+def _ids_regions(record: GlyphRecord) -> frozenset[str] | None:
+    """Regions whose glyph the record's IDS describes, when cjkvi-ids gives the character
+    different IDS per region (舊: ⿱萑臼 [GJK], ⿱雈臼 [T]); None when it gives one."""
+    if record.ids is None:
+        return None
+    line = next((t for k, t in record.raw.items() if k.startswith("cjkvi-ids:ids.txt:")), "")
+    opts = re.findall(r"([^\t\[\]]+)\[([A-Z]+)\]", "\t".join(line.split("\t")[2:]))
+    if len({ids for ids, _ in opts}) < 2:
+        return None
+    return frozenset(r for ids, regions in opts if ids.strip() == record.ids.value for r in regions)
+
+
+def image_missing(facts: Facts, image: GlyphImage) -> dict[str, str]:
+    """Kinds one image of a record cannot be asked though the record can: a font whose
+    region draws another decomposition than the record's IDS (舊 in Hanazono Mincho shows
+    萑, the record's IDS 雈) gets no structure or component question
+    (:data:`FONT_REGION_REASON`). ``{}`` for scans, tracings and fonts that match."""
+    if facts.ids_regions is None or not image.style.startswith("font"):
+        return {}
+    if FONT_REGIONS.get(image.font or "") in facts.ids_regions:
+        return {}
+    return {k: FONT_REGION_REASON for k in STRUCTURE_KINDS if k not in facts.missing}
 
 
 # --- rendering --------------------------------------------------------------------------
@@ -568,10 +721,10 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
 
     Returns None when ``facts`` lack a field the kind needs (see ``Facts.missing``).
     """
-    if kind in facts.missing:
+    if kind in facts.missing or kind in image_missing(facts, image):
         return None
     subtask, level, metrics = T.KINDS[kind]
-    q_zh, q_en = T.question(kind, phrasing)
+    q_zh, q_en = T.question(kind, phrasing, script=facts.script)
     tid = T.template_id(kind, phrasing)
     image_prov = [{"field": "image", "source": _image_source(image), "entry_id": image.id,
                    "span": facts.character, "rule": "image.label"}]
@@ -687,11 +840,12 @@ def dataset_qa(facts: Facts, image: GlyphImage, seed: int, stats: Counter | None
     ``images_missing_level:<L>`` and ``images_below_min`` counts.
     """
     rng = random.Random(f"{seed}:{image.id}")
-    avail = [k for k in DATASET_KINDS if k not in facts.missing]
+    missing = {**facts.missing, **image_missing(facts, image)}
+    avail = [k for k in DATASET_KINDS if k not in missing]
     if stats is not None:
         for k in DATASET_KINDS:
-            if k in facts.missing:
-                stats[f"missing:{k}:{facts.missing[k]}"] += 1
+            if k in missing:
+                stats[f"missing:{k}:{missing[k]}"] += 1
     n = rng.randint(min_pairs, max_pairs)
     chosen: list[str] = []
     for level in labels.LEVELS:
@@ -725,8 +879,16 @@ BENCH_REQUIRED = ("CHAR", "SCRC", "STRC", "COMP_FULL", "FORC", "ORIM", "EVOI")
 
 
 def bench_eligible(facts: Facts) -> bool:
-    """True when every one-per-image bench kind can be asked (agreeing sources)."""
-    return all(k not in facts.missing for k in BENCH_REQUIRED)
+    """True when every one-per-image bench kind can be asked (agreeing sources). An early
+    form (甲骨文, 金文) is eligible without its L2 kinds, which no source analyses for that
+    form (:data:`EARLY_FORM_REASON`): it is asked CHAR, SCRC, ORIM and EVOI."""
+    return all(k not in facts.missing or facts.missing[k] == EARLY_FORM_REASON for k in BENCH_REQUIRED)
+
+
+def l2_dropped(facts: Facts) -> list[str]:
+    """The L2 kinds of ``facts`` not asked because the glyph is an early form no source
+    analyses (counted in the stage report)."""
+    return [k for k in L2_KINDS if facts.missing.get(k) == EARLY_FORM_REASON]
 
 
 def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bool) -> list[QA]:
@@ -741,6 +903,8 @@ def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bo
     out = []
     for k in BENCH_KINDS:
         if k == "COMP_ASPECT" and not (second_component and "COMP_ASPECT" not in facts.missing):
+            continue
+        if k in facts.missing:  # an early form's L2 kinds (bench_eligible allows no other gap)
             continue
         item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
         if item is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,27 +27,32 @@ from typing import Iterable
 
 from builder import aliases
 from builder import ids as ids_mod
-from builder.schema import Component, GlyphRecord, Provenance, Variant
+from builder.schema import Component, GlyphRecord, Provenance, SourceName, Variant
+from metrics.acce import labels
 
 # Rule name -> what it asserts and from which evidence. The names appear verbatim in the
 # provenance of every derived item and in the dataset cards.
 RULES: dict[str, str] = {
-    "evolution.attested_obi": "a scanned oracle-bone image of the character exists in the build (Oracle-MNIST label): the character is attested in 甲骨文",
+    "evolution.attested_obi": "a real oracle-bone image of the character (a scan such as Oracle-MNIST, or a tracing) is among the build's images: the character is attested in 甲骨文",
+    "evolution.attested_bronze": "a real bronze-inscription image of the character (a tracing) is among the build's images: the character is attested in 金文",
+    "evolution.attested_seal_image": "a real small-seal image of the character (a tracing) is among the build's images and no Shuowen analysis speaks for the seal: the character is attested in 篆书",
     "evolution.seal_analysis": "the Shuowen analysis of the small-seal head (从X / Y聲 / 象形 ...) as the seal-stage composition",
     "evolution.shuowen_variant": "a Shuowen 重文 (古文, 籒文, 或體, 篆文 ...) with its analysis, as an attested earlier or parallel form",
     "evolution.modern_is_variant": "the modern character is itself a form Shuowen or cjkvi-ids records as a 重文 of another head",
     "evolution.retention.seal": "保留: the modern component (IDS) is a component of the Shuowen seal analysis (after radical-alias normalisation)",
+    "evolution.retention.position_form": "保留: the modern form writes a Shuowen seal component in its position (偏旁) form (邑 as 阝, 示 as 礻, 艸 as 艹, 人 as 亻, 水 as 氵, 玉 as 王: builder.aliases.POSITION_FORMS); one label for all of them",
     "evolution.retention.variant": "保留: the modern component is a component of a Shuowen 古文 / 籒文 / 或體 / 篆文 analysis of the character",
     "evolution.retention.single": "保留: a single-component character whose Shuowen head is the same character, analysed as one component or as a pictograph (象形 / 指事) without components",
     "evolution.retention.trad_simp": "保留: a component of a simplified character that the traditional form's decomposition has unchanged",
     "evolution.simplification.sheng": "简化: Shuowen marks the component as abbreviated (从X省 / X省聲) and the modern form keeps the abbreviated component",
     "evolution.simplification.trad_simp": "简化: in a simplified character, the component that replaces a traditional component is its simplified form (OpenCC / Unihan)",
-    "evolution.simplification.character": "a simplified character with its traditional form (Unihan kTraditionalVariant / cjkvi-ids 簡体)",
-    "evolution.traditional_to_simplified": "a traditional character with its simplified form (Unihan kSimplifiedVariant / cjkvi-ids 簡体)",
+    "evolution.simplification.character": "a simplified character with its traditional form (Unihan kTraditionalVariant naming exactly one other character / cjkvi-ids 簡体); a character that is its own traditional form too (芸, 机: Shuowen heads) gets no such claim",
+    "evolution.traditional_to_simplified": "a traditional character with its simplified form (Unihan kSimplifiedVariant / cjkvi-ids 簡体) in the 通用规范汉字表 (Unihan kTGH), or, when that form is outside the table, the table's form of the character's variant (鎌 -> 鐮 -> 镰)",
     "evolution.elaboration.added_vs_variant": "繁化: the seal head has a component that its Shuowen 古文 / 籒文 lacks while sharing all the others, and the modern form keeps it",
     "evolution.dropped_vs_variant": "a Shuowen 古文 / 籒文 / 或體 has a component the seal and modern forms lack (statement only: no modern component to type)",
     "evolution.differentiation.gujin": "区别: Duan names the pair as 古今字 and the later character adds one component to the earlier one",
-    "evolution.corruption.form_equivalent": "讹变: the modern form writes a Shuowen seal component as another character (the alias table's form equivalents: 㞷 as 主, 肉 as 月, 玉 as 王)",
+    "evolution.corruption.form_equivalent": "讹变: the modern form writes a Shuowen seal component as another component it merged with (the alias table's form equivalents that are not position forms: 㞷 as 主, 肉 as 月, 𧸇 as 賣)",
+    "evolution.duan_later_form": "Duan's note on the entry names a later written form: 隸(變)作X (clerical), 俗作X (popular), 今(字)作X (current)",
     "evolution.corruption.substitution": "讹变: exactly one seal component has no counterpart in an otherwise matching modern decomposition of equal size, and no simplification link explains the change",
 }
 
@@ -58,6 +64,14 @@ SEAL_VARIANT_KINDS = ("篆文",)
 PARALLEL_VARIANT_KINDS = ("或體", "奇字", "俗字")
 
 _NON_HAN = re.compile(r"[\s\u2ff0-\u2fff\u31ef？?]")
+
+# Early scripts an image can attest, in narrative order, with the rule of each statement.
+EARLY_STAGES = ("甲骨文", "金文", "篆书")
+ATTESTED_RULES = {"甲骨文": "evolution.attested_obi", "金文": "evolution.attested_bronze",
+                  "篆书": "evolution.attested_seal_image"}
+# Image styles that are real writing (not a font): scans, tracings of inscriptions, user corpora.
+REAL_IMAGE_STYLES = frozenset({"scan", "tracing", "user"})
+_SOURCE_NAMES = frozenset(typing.get_args(SourceName))
 
 
 @lru_cache(maxsize=1)
@@ -203,6 +217,7 @@ class _VariantAnalysis:
     analysis: str
     canon: set[str]
     provenance: list[Provenance]
+    partial: bool = False  # the analysis abbreviates a component (从言省): parts not all named
 
 
 class EvidenceIndex:
@@ -217,23 +232,27 @@ class EvidenceIndex:
     its traditional form's records).
     """
 
-    def __init__(self, records: Iterable[GlyphRecord], duan: dict[str, str] | None = None):
+    def __init__(self, records: Iterable[GlyphRecord], duan: dict[str, str] | None = None,
+                 modern: "ModernForms | None" = None):
         self.by_char: dict[str, list[GlyphRecord]] = defaultdict(list)
         # later character -> [(earlier character, provenance of Duan's statement)]
         self.gujin: dict[str, list[tuple[str, Provenance]]] = defaultdict(list)
-        self.obi: dict[str, list[Provenance]] = defaultdict(list)
+        # character -> early script -> provenance of a real image (scan / tracing) of it
+        self.attested: dict[str, dict[str, list[Provenance]]] = defaultdict(dict)
         self.shuowen: dict[str, dict] = {}
+        self.duan_notes: dict[str, str] = {}
+        self.modern = modern
         self.memo: dict[tuple, object] = {}  # per-character analyses, shared by sibling records
         duan_texts: dict[str, str] = {}
         for rec in records:
             self.by_char[rec.character].append(rec)
-            if rec.script == "甲骨文":
-                for img in rec.images:
-                    if img.style == "scan":
-                        self.obi[rec.character].append(Provenance(
-                            source="oracle-mnist" if "oracle" in img.source else "user",
-                            entry_id=img.id, span=rec.character, rule="evolution.attested_obi"))
-                        break
+            if rec.script in EARLY_STAGES:
+                img = next((im for im in rec.images if im.style in REAL_IMAGE_STYLES), None)
+                if img is not None:
+                    src = img.source.split(":", 1)[0]
+                    self.attested[rec.character].setdefault(rec.script, []).append(Provenance(
+                        source=src if src in _SOURCE_NAMES else "user",
+                        entry_id=img.id, span=f"{rec.character} ({rec.script})", rule=ATTESTED_RULES[rec.script]))
             for key, text in rec.raw.items():
                 src, _, entry_id = key.partition(":")
                 if src == "shuowen" and "wordhead" not in self.shuowen.get(key, {}):
@@ -250,6 +269,7 @@ class EvidenceIndex:
         for entry_id, text in (duan or {}).items():
             duan_texts[entry_id] = text
             self.shuowen.setdefault(f"shuowen:{entry_id}", {})["duan"] = [q for q, _ in parse_duan_raw(text)]
+        self.duan_notes = duan_texts
         for entry_id, text in duan_texts.items():
             for m in _GUJIN.finditer(text):
                 early, late = m.group(1), m.group(2)
@@ -257,6 +277,11 @@ class EvidenceIndex:
                     self.gujin[late].append((early, Provenance(
                         source="duan", entry_id=entry_id, span=m.group(0),
                         rule="evolution.differentiation.gujin")))
+
+    @property
+    def obi(self) -> dict[str, list[Provenance]]:
+        """Character -> provenance of its real oracle-bone images (see ``attested``)."""
+        return {c: d["甲骨文"] for c, d in self.attested.items() if "甲骨文" in d}
 
     def records(self, char: str) -> list[GlyphRecord]:
         """All records (every script) of ``char``."""
@@ -311,6 +336,89 @@ def parse_duan_raw(text: str) -> list[tuple[str, str]]:
     if quote is not None:
         pairs.append((quote, ""))
     return pairs
+
+
+@dataclass
+class ModernForms:
+    """Modern-form facts from Unihan: the 通用规范汉字表 (2013) characters (``kTGH``) and
+    each character's simplified variants (``kSimplifiedVariant``) with the raw line.
+
+    ``standard``: characters of the table; ``simplified_of``: character -> (simplified
+    form, Unihan line). Built by :func:`builder.qa.stage.load_modern_forms`.
+    """
+
+    standard: frozenset[str]
+    simplified_of: dict[str, tuple[str, str]]
+
+    def is_standard(self, ch: str) -> bool:
+        """Whether ``ch`` is in the 通用规范汉字表 (an empty table accepts every form)."""
+        return not self.standard or ch in self.standard
+
+    def simplified(self, ch: str) -> tuple[str, list[Provenance]] | None:
+        """(simplified form, provenance) of ``ch`` when Unihan gives exactly one other form."""
+        got = self.simplified_of.get(ch)
+        if got is None:
+            return None
+        form, line = got
+        return form, [Provenance(source="unihan", entry_id=f"U+{ord(ch):04X}", span=line,
+                                 rule="evolution.traditional_to_simplified")]
+
+
+def strip_inherited(records: Iterable[GlyphRecord]) -> int:
+    """Remove from each record the Shuowen / Duan evidence it inherited from the entry of
+    another head of which its character is only a 重文 (隼 is the 或體 of 鵻: 鵻's 形声,
+    隹 表音 and zhuī are not 隼's). The entry stays in ``raw`` (the narrative may say whose
+    重文 the character is). Modifies the records in place; returns the number of values
+    removed (fields, components, readings)."""
+    n = 0
+    for rec in records:
+        own = {rec.character, rec.form, rec.traditional, rec.simplified} - {None}
+        foreign = set()
+        for key, text in rec.raw.items():
+            src, _, entry_id = key.partition(":")
+            if src != "shuowen":
+                continue
+            e = parse_shuowen_raw(text)
+            if e.get("wordhead") and e["wordhead"] not in own and any(
+                    v.get("wordhead") in own for v in e.get("variants", [])):
+                foreign.add(entry_id)
+        if foreign:
+            n += _drop_entries(rec, foreign)
+    return n
+
+
+def _drop_entries(rec: GlyphRecord, entries: set[str]) -> int:
+    def keep(provs):
+        return [p for p in provs if not (p.source in ("shuowen", "duan") and p.entry_id in entries)]
+
+    n = 0
+    for fld in ("structure", "formation", "original_meaning", "evolution"):
+        g = getattr(rec, fld)
+        if g is None:
+            continue
+        kept = keep(g.provenance)
+        if len(kept) != len(g.provenance):
+            n += 1
+            left = {p.source for p in kept}
+            setattr(rec, fld, g.model_copy(update={
+                "provenance": kept, "agree": [a for a in g.agree if a in left]}) if kept else None)
+    comps = []
+    for c in rec.components:
+        kept = keep(c.provenance)
+        if len(kept) != len(c.provenance):
+            n += 1
+        if kept:
+            comps.append(c.model_copy(update={"provenance": kept, "agree": [a for a in c.agree if a in {p.source for p in kept}]}))
+    rec.components = comps
+    readings = []
+    for r in rec.readings:
+        kept = keep(r.provenance)
+        if kept:
+            readings.append(r.model_copy(update={"provenance": kept}))
+        else:
+            n += 1
+    rec.readings = readings
+    return n
 
 
 def _sources_of(provs: Iterable[Provenance]) -> set[str]:
@@ -396,6 +504,8 @@ def _seal_analysis_uncached(index: EvidenceIndex, char: str, sources: frozenset[
     return head, list(out.values())
 
 
+# 从言省 / 微省聲: the variant writes a component abbreviated (not 古文省雨: it omits 雨)
+_ABBREVIATES = re.compile(rf"{_HAN}省(?!{_HAN})|省[聲声]")
 _CONG = re.compile(rf"[从從]({_HAN})")
 _SHENG = re.compile(rf"({_HAN})(?:省)?[聲声]")
 
@@ -432,8 +542,9 @@ def _variants_uncached(index: EvidenceIndex, char: str, sources: frozenset[str],
                 continue
             key = (v.form, v.kind)
             if key not in out and not any(k[0] == v.form for k in out):  # one kind per form
-                out[key] = _VariantAnalysis(v.form, v.kind, (v.analysis or "").strip(),
-                                            _variant_canon(v, seal), provs)
+                text = (v.analysis or "").strip()
+                out[key] = _VariantAnalysis(v.form, v.kind, text, _variant_canon(v, seal), provs,
+                                            partial=_ABBREVIATES.search(text) is not None)
     return list(out.values())
 
 
@@ -447,6 +558,8 @@ def _trad_simp(record: GlyphRecord, kind: str, sources: frozenset[str],
     found = []
     for v in record.variants:
         if v.kind == kind and v.form != record.character:
+            if not all(_one_to_one(record.character, p) for p in v.provenance):
+                continue  # Unihan says the character is its own traditional form too (机, 芸)
             provs = [p for p in v.provenance if p.source in sources | {"unihan", "cjkvi-ids"}]
             if provs:
                 found.append((v.form, provs))
@@ -454,6 +567,27 @@ def _trad_simp(record: GlyphRecord, kind: str, sources: frozenset[str],
         return None
     found.sort(key=lambda fp: (fp[0] != wanted, not (index and index.records(fp[0]))))
     return found[0]
+
+
+_UNIHAN_LINK = re.compile(r"k(?:Traditional|Simplified)Variant\t(.+)$")
+
+
+def _one_to_one(char: str, p: Provenance) -> bool:
+    """Whether a Unihan traditional/simplified link is one-to-one: it names exactly one
+    character and not ``char`` itself (芸: kTraditionalVariant 芸 蕓 says 芸 is a traditional
+    character in its own right, so 芸 is no simplification of 蕓). Other sources pass."""
+    m = _UNIHAN_LINK.search(p.span) if p.source == "unihan" else None
+    if m is None:
+        return True
+    forms = [f for f in m.group(1).split() if f.startswith("U+")]
+    return len(forms) == 1 and _cp(forms[0]) != char
+
+
+def _cp(code: str) -> str:
+    try:
+        return chr(int(code[2:].split("<")[0], 16))
+    except ValueError:
+        return ""
 
 
 def ids_operands(record: GlyphRecord) -> list[tuple[str, Provenance]]:
@@ -493,242 +627,412 @@ def _fmt_analysis(seal: list[_Seal]) -> tuple[str, str]:
     return "，".join(zh_parts), ", ".join(en_parts)
 
 
-def derive(record: GlyphRecord, index: EvidenceIndex, sources: Iterable[str]) -> Evolution:
-    """Derive component evolution types (COME) and the narrative (EVOI) for ``record``.
+@dataclass
+class _Ctx:
+    """What one :func:`derive` call reads (the evidence) and builds (types, statements);
+    each rule step of :data:`DERIVE_STEPS` reads it and adds to it."""
 
-    ``sources`` are the source names whose evidence may be used; the modern IDS sources
-    (cjkvi-ids, makemeahanzi) are always allowed, since every comparison is against the
-    modern form. A dataset build for a bench character passes no ``shuowen``. Returns an
-    :class:`Evolution` whose ``components`` covers the record's components that a rule
-    typed; empty when no rule fires. Never raises on missing fields.
-    """
-    sources = frozenset(sources) | MODERN_SOURCES
-    char = record.character
-    evo = Evolution()
-    candidates: dict[str, list[ComponentEvolution]] = defaultdict(list)
+    record: GlyphRecord
+    index: EvidenceIndex
+    sources: frozenset[str]
+    comps: list[Component]
+    modern: list[Component]
+    modern_is_record: bool
+    trad: tuple[str, list[Provenance]] | None
+    simp: tuple[str, list[Provenance]] | None
+    base: str
+    head: str
+    seal: list[_Seal]
+    variants: list[_VariantAnalysis]
+    single: bool
+    evo: Evolution = field(default_factory=Evolution)
+    candidates: dict[str, list[ComponentEvolution]] = field(default_factory=lambda: defaultdict(list))
+    pictograph: list[Provenance] = field(default_factory=list)
+    trad_modern: list[Component] = field(default_factory=list)
+    retained: list[tuple[str, str]] = field(default_factory=list)
+    simp_changes: list[tuple[str, str]] = field(default_factory=list)
 
-    def add_type(name: str, typ: str, rule: str, provs: Iterable[Provenance]) -> None:
-        candidates[name].append(ComponentEvolution(name, typ, rule, _cite(provs, rule)))
+    @property
+    def char(self) -> str:
+        return self.record.character
 
-    comps = [c for c in record.components if _sources_of(c.provenance) & sources]
-    modern = _char_modern(index, record)
-    modern_is_record = _describes_modern(record) and bool(modern_components(record))
+    @property
+    def seal_canon(self) -> set[str]:
+        return {s.canon for s in self.seal}
+
+    def add_type(self, name: str, typ: str, rule: str, provs: Iterable[Provenance]) -> None:
+        self.candidates[name].append(ComponentEvolution(name, typ, rule, _cite(provs, rule)))
+
+    def say(self, rule: str, zh: str, en: str, provs: Iterable[Provenance]) -> None:
+        self.evo.statements.append(Statement(rule, zh, en, _cite(provs, rule)))
+
+
+def _context(record: GlyphRecord, index: EvidenceIndex, sources: frozenset[str]) -> _Ctx:
     trad = _trad_simp(record, "繁體", sources, index)
-    simp = _trad_simp(record, "簡体", sources, index)
-    base = trad[0] if trad else char  # Shuowen analyses the traditional form
+    base = trad[0] if trad else record.character  # Shuowen analyses the traditional form
     head, seal = _seal_analysis(index, base, sources)
-    variants = _variants(index, base, sources, seal)
-    seal_canon = {s.canon for s in seal}
-    single = len(seal) == 1 and seal[0].canon == canonical_component(base)
-    # a single pictograph Shuowen analyses without components (月: 象形)
-    pictograph: list[Provenance] = []
-    if (not seal and "shuowen" in sources and record.structure is not None and record.structure.value == "独体"
-            and record.formation is not None and record.formation.value.label in ("象形", "指事")):
-        sw = [p for p in record.formation.provenance if p.source == "shuowen"]
-        if sw and index.shuowen_entry(sw[0].entry_id).get("wordhead", base) in (base, char):
-            pictograph = sw
-
-    # 1. attested in oracle-bone script (scanned images in this build)
-    if index.obi.get(char):
-        evo.statements.append(Statement(
-            "evolution.attested_obi", f"甲骨文已见「{char}」字（本数据收有其甲骨刻辞字形）",
-            f"{char} is attested in oracle-bone script (a scanned inscription glyph is in this build)",
-            _cite(index.obi[char][:1], "evolution.attested_obi")))
-
-    # 2. older Shuowen variants, 3. the seal analysis, 4. parallel variants
-    for v in variants:
-        if v.kind in OLDER_VARIANT_KINDS:
-            evo.statements.append(_variant_statement(v))
-    if seal:
-        provs = _cite([p for x in seal for p in x.provenance], "evolution.seal_analysis")
-        spans = list(dict.fromkeys(p.span for p in provs))
-        quote = "；".join(spans)
-        a_zh, a_en = _fmt_analysis(seal)
-        if single:
-            zh = f"小篆「{head}」为独体，《说文》：「{quote}」"
-            en = f"In small seal script {head} is a single-component character (Shuowen: {quote})"
-        else:
-            zh = f"小篆作「{head}」，《说文》：「{quote}」"
-            en = f"In small seal script the form is {head}; Shuowen: {quote} ({a_en})"
-        evo.statements.append(Statement("evolution.seal_analysis", zh, en, provs))
-    if pictograph:
-        label = record.formation.value.label
-        quote = "；".join(dict.fromkeys(p.span for p in pictograph))
-        evo.statements.append(Statement(
-            "evolution.seal_analysis", f"小篆「{base}」为独体{label}字，《说文》：「{quote}」",
-            f"In small seal script {base} is a single-component {label} character (Shuowen: {quote})",
-            _cite(pictograph, "evolution.seal_analysis")))
-        provs = pictograph + list(record.structure.provenance)
-        ce = ComponentEvolution(char, "保留", "evolution.retention.single", _cite(provs, "evolution.retention.single"))
-        candidates[char].append(ce)
-        evo.statements.append(Statement(
-            "evolution.retention.single", f"今字形「{char}」仍为独体", f"the modern form {char} is still a single-component character",
-            ce.provenance))
-    for v in variants:
-        if v.kind not in OLDER_VARIANT_KINDS:
-            evo.statements.append(_variant_statement(v))
-
-    # the modern character is a recorded 重文 of another head (明 = 古文 of 朙)
-    done = False
-    for rec in index.records(char):
-        for v in rec.variants:
-            if done or v.form != char or v.kind not in OLDER_VARIANT_KINDS + SEAL_VARIANT_KINDS + PARALLEL_VARIANT_KINDS:
-                continue
-            provs = [p for p in v.provenance if p.source in sources]
-            if provs and head != char:
-                evo.statements.append(Statement(
-                    "evolution.modern_is_variant",
-                    f"今字形「{char}」即《说文》「{head}」字下所录{v.kind}",
-                    f"the modern form {char} is the {v.kind} form recorded under Shuowen's {head}",
-                    _cite(provs, "evolution.modern_is_variant")))
-                done = True
-
-    # component types of the record's components
-    trad_modern: list[Component] = []
+    modern = _char_modern(index, record)
+    ctx = _Ctx(record=record, index=index, sources=sources,
+               comps=[c for c in record.components if _sources_of(c.provenance) & sources],
+               modern=modern, modern_is_record=_describes_modern(record) and bool(modern_components(record)),
+               trad=trad, simp=_trad_simp(record, "簡体", sources, index), base=base, head=head, seal=seal,
+               variants=_variants(index, base, sources, seal),
+               single=len(seal) == 1 and seal[0].canon == canonical_component(base))
     if trad:
         for rec in index.records(trad[0]):
-            trad_modern = modern_components(rec)
-            if trad_modern:
+            ctx.trad_modern = modern_components(rec)
+            if ctx.trad_modern:
                 break
-    retained: list[tuple[str, str]] = []
-    simp_changes: list[tuple[str, str]] = []
-    for comp in comps:
-        in_modern = any(same_component(comp.name, m.name) for m in modern)
-        if trad:
-            w = written_as(record, comp.name)
-            if w is not None and _is_simplified_form(w[0], comp.name):
-                add_type(comp.name, "简化", "evolution.simplification.trad_simp",
-                         list(trad[1]) + comp.provenance + [w[1]])
-                simp_changes.append((comp.name, w[0]))
-                continue
-        if trad and trad_modern and not any(t.name == comp.name for t in trad_modern):
-            t = next((t for t in trad_modern if _is_simplified_form(comp.name, t.name)), None)
-            if t is not None:
-                add_type(comp.name, "简化", "evolution.simplification.trad_simp",
-                         list(trad[1]) + comp.provenance + t.provenance)
-                simp_changes.append((t.name, comp.name))
-                continue
-        s = next((x for x in seal if same_component(x.name, comp.name)), None)
-        if s is not None and in_modern:
-            written = written_as(record, comp.name) if _describes_modern(record) else None
-            now = comp.name if not alias_equal(s.name, comp.name) else (
-                written[0] if written and not alias_equal(written[0], comp.name) else None)
-            if s.sheng:
-                add_type(comp.name, "简化", "evolution.simplification.sheng", s.provenance + comp.provenance)
-            elif now is not None:
-                # the modern form writes the seal component as another character (㞷 as 主,
-                # 肉 as 月): a form equivalence, not the same component kept
-                provs = s.provenance + comp.provenance + ([written[1]] if written else [])
-                add_type(comp.name, "讹变", "evolution.corruption.form_equivalent", provs)
-                evo.statements.append(Statement(
-                    "evolution.corruption.form_equivalent",
-                    f"篆文之「{s.name}」，今字形写作「{now}」，形体已变",
-                    f"the seal component {s.name} is written {now} in the modern form",
-                    _cite(provs, "evolution.corruption.form_equivalent")))
-            elif single and len(comps) == 1:
-                add_type(comp.name, "保留", "evolution.retention.single", s.provenance + comp.provenance)
-            else:
-                add_type(comp.name, "保留", "evolution.retention.seal", s.provenance + comp.provenance)
-                retained.append((s.name, comp.name))
-            continue
-        if in_modern:
-            for v in variants:
-                if canonical_component(comp.name) in v.canon:
-                    add_type(comp.name, "保留", "evolution.retention.variant", v.provenance + comp.provenance)
-                    retained.append((canonical_component(comp.name), comp.name))
-                    break
-            else:
-                t = next((t for t in trad_modern if t.name == comp.name), None) if trad else None
-                if t is not None:
-                    add_type(comp.name, "保留", "evolution.retention.trad_simp",
-                             list(trad[1]) + comp.provenance + t.provenance)
+    return ctx
 
-    # 繁化: the seal head adds one component to an older variant sharing the rest;
-    # and the components an older variant has that the seal and modern forms lack
-    modern_canon = {canonical_component(m.name) for m in modern}
-    for v in variants:
-        if v.kind not in OLDER_VARIANT_KINDS or not v.canon:
+
+def _rule_attested_early(ctx: _Ctx) -> None:
+    """甲骨文 / 金文 (and a real 篆书 image where no Shuowen analysis speaks for the seal):
+    the build holds a real image (scan or tracing) of the character in that script."""
+    seen = ctx.index.attested.get(ctx.char) or ctx.index.attested.get(ctx.base) or {}
+    shown = [s for s in EARLY_STAGES if seen.get(s) and (s != "篆书" or not ctx.seal)]
+    for i, script in enumerate(shown):
+        name = "小篆" if script == "篆书" else script
+        zh = f"{name}已见「{ctx.char}」字" if i == 0 else f"{name}亦见此字"
+        en = f"the character {ctx.char} is attested in {labels.SCRIPTS[script].lower()}"
+        ctx.say(ATTESTED_RULES[script], zh, en, seen[script][:1])
+
+
+def _rule_older_variants(ctx: _Ctx) -> None:
+    """Shuowen 古文 / 籒文, before the seal."""
+    for v in ctx.variants:
+        if v.kind in OLDER_VARIANT_KINDS:
+            ctx.evo.statements.append(_variant_statement(v))
+
+
+def _rule_seal(ctx: _Ctx) -> None:
+    """The small-seal head and its Shuowen analysis."""
+    if not ctx.seal:
+        return
+    provs = _cite([p for x in ctx.seal for p in x.provenance], "evolution.seal_analysis")
+    quote = "；".join(dict.fromkeys(p.span for p in provs))
+    _, a_en = _fmt_analysis(ctx.seal)
+    if ctx.single:
+        zh = f"小篆「{ctx.head}」为独体，《说文》：「{quote}」"
+        en = f"In small seal script {ctx.head} is a single-component character (Shuowen: {quote})"
+    else:
+        zh = f"小篆作「{ctx.head}」，《说文》：「{quote}」"
+        en = f"In small seal script the form is {ctx.head}; Shuowen: {quote} ({a_en})"
+    ctx.evo.statements.append(Statement("evolution.seal_analysis", zh, en, provs))
+
+
+def _rule_pictograph(ctx: _Ctx) -> None:
+    """A single pictograph Shuowen analyses without components (月: 象形)."""
+    rec = ctx.record
+    if (ctx.seal or "shuowen" not in ctx.sources or rec.structure is None or rec.structure.value != "独体"
+            or rec.formation is None or rec.formation.value.label not in ("象形", "指事")):
+        return
+    sw = [p for p in rec.formation.provenance if p.source == "shuowen"]
+    if not sw or ctx.index.shuowen_entry(sw[0].entry_id).get("wordhead", ctx.base) not in (ctx.base, ctx.char):
+        return
+    ctx.pictograph = sw
+    label = rec.formation.value.label
+    quote = "；".join(dict.fromkeys(p.span for p in sw))
+    ctx.say("evolution.seal_analysis", f"小篆「{ctx.base}」为独体{label}字，《说文》：「{quote}」",
+            f"In small seal script {ctx.base} is a single-component {label} character (Shuowen: {quote})", sw)
+    ce = ComponentEvolution(ctx.char, "保留", "evolution.retention.single",
+                            _cite(sw + list(rec.structure.provenance), "evolution.retention.single"))
+    ctx.candidates[ctx.char].append(ce)
+    ctx.evo.statements.append(Statement(
+        "evolution.retention.single", f"今字形「{ctx.char}」仍为独体",
+        f"the modern form {ctx.char} is still a single-component character", ce.provenance))
+
+
+def _rule_parallel_variants(ctx: _Ctx) -> None:
+    """Shuowen 或體 / 篆文 / 俗字, after the seal."""
+    for v in ctx.variants:
+        if v.kind not in OLDER_VARIANT_KINDS:
+            ctx.evo.statements.append(_variant_statement(v))
+
+
+def _rule_modern_is_variant(ctx: _Ctx) -> None:
+    """The modern character is a recorded 重文 of another head (明 = 古文 of 朙)."""
+    for rec in ctx.index.records(ctx.char):
+        for v in rec.variants:
+            if v.form != ctx.char or v.kind not in OLDER_VARIANT_KINDS + SEAL_VARIANT_KINDS + PARALLEL_VARIANT_KINDS:
+                continue
+            provs = [p for p in v.provenance if p.source in ctx.sources]
+            if provs and ctx.head != ctx.char:
+                ctx.say("evolution.modern_is_variant", f"今字形「{ctx.char}」即《说文》「{ctx.head}」字下所录{v.kind}",
+                        f"the modern form {ctx.char} is the {v.kind} form recorded under Shuowen's {ctx.head}", provs)
+                return
+    if "shuowen" not in ctx.sources or ctx.seal or ctx.pictograph:
+        return
+    for rec in ctx.index.records(ctx.char):  # 隼: the 或體 of 鵻, whose analysis is not 隼's
+        for key, text in rec.raw.items():
+            src, _, entry_id = key.partition(":")
+            e = ctx.index.shuowen_entry(entry_id) if src == "shuowen" else {}
+            v = next((v for v in e.get("variants", []) if v.get("wordhead") == ctx.char), None)
+            if v is None or e.get("wordhead") in (None, "", ctx.char):
+                continue
+            expl = re.sub(r"<[^>]+>|\[[^\]]*\]|\s+", "", v.get("explanation") or "").split("。")[0]
+            kind = _chongwen_kind(expl)
+            prov = Provenance(source="shuowen", entry_id=entry_id, span=v.get("explanation") or ctx.char,
+                              rule="evolution.modern_is_variant")
+            ctx.say("evolution.modern_is_variant",
+                    f"「{ctx.char}」为《说文》「{e['wordhead']}」字下所录{kind}" + (f"（{expl}）" if expl else ""),
+                    f"{ctx.char} is the {kind} form recorded under Shuowen's {e['wordhead']}" + (f" ({expl})" if expl else ""),
+                    [prov])
+            return
+
+
+def _chongwen_kind(expl: str) -> str:
+    """The kind of a Shuowen 重文 from its explanation's opening (古文 / 籒文 / 或體 ...)."""
+    for opening, kind in (("古文", "古文"), ("籒文", "籒文"), ("籀文", "籒文"), ("篆文", "篆文"),
+                          ("俗", "俗字"), ("或", "或體"), ("奇字", "奇字")):
+        if opening in expl[:len(opening) + 2]:
+            return kind
+    return "重文"
+
+
+def _type_simplified(ctx: _Ctx, comp: Component) -> bool:
+    """简化 of one component of a simplified character; True when it typed ``comp``."""
+    if not ctx.trad:
+        return False
+    w = written_as(ctx.record, comp.name)
+    if w is not None and _is_simplified_form(w[0], comp.name):
+        ctx.add_type(comp.name, "简化", "evolution.simplification.trad_simp",
+                     list(ctx.trad[1]) + comp.provenance + [w[1]])
+        ctx.simp_changes.append((comp.name, w[0]))
+        return True
+    if ctx.trad_modern and not any(t.name == comp.name for t in ctx.trad_modern):
+        t = next((t for t in ctx.trad_modern if _is_simplified_form(comp.name, t.name)), None)
+        if t is not None:
+            ctx.add_type(comp.name, "简化", "evolution.simplification.trad_simp",
+                         list(ctx.trad[1]) + comp.provenance + t.provenance)
+            ctx.simp_changes.append((t.name, comp.name))
+            return True
+    return False
+
+
+def _type_against_seal(ctx: _Ctx, comp: Component, s: _Seal) -> None:
+    """保留 / 简化 (省) / 讹变 of a modern component that continues seal component ``s``."""
+    written = written_as(ctx.record, comp.name) if _describes_modern(ctx.record) else None
+    now = comp.name if not alias_equal(s.name, comp.name) else (
+        written[0] if written and not alias_equal(written[0], comp.name) else None)
+    if s.sheng:
+        ctx.add_type(comp.name, "简化", "evolution.simplification.sheng", s.provenance + comp.provenance)
+    elif now is not None and not aliases.is_position_form(s.name, now):
+        # the modern form writes the seal component as another character (㞷 as 主,
+        # 肉 as 月): a merger of shapes, not the same component kept
+        provs = s.provenance + comp.provenance + ([written[1]] if written else [])
+        ctx.add_type(comp.name, "讹变", "evolution.corruption.form_equivalent", provs)
+        ctx.say("evolution.corruption.form_equivalent", f"篆文之「{s.name}」，今字形写作「{now}」，形体已变",
+                f"the seal component {s.name} is written {now} in the modern form", provs)
+    elif ctx.single and len(ctx.comps) == 1:
+        ctx.add_type(comp.name, "保留", "evolution.retention.single", s.provenance + comp.provenance)
+    elif now is not None or aliases.is_position_form(s.name, written[0] if written else comp.name):
+        # a position form (邑 as 阝, 玉 as 王, 示 as 礻): the component is kept
+        provs = s.provenance + comp.provenance + ([written[1]] if written else [])
+        ctx.add_type(comp.name, "保留", "evolution.retention.position_form", provs)
+        ctx.retained.append((s.name, comp.name))
+    else:
+        ctx.add_type(comp.name, "保留", "evolution.retention.seal", s.provenance + comp.provenance)
+        ctx.retained.append((s.name, comp.name))
+
+
+def _rule_component_types(ctx: _Ctx) -> None:
+    """One evolution type per record component from the seal, variant and trad/simp evidence."""
+    for comp in ctx.comps:
+        if _type_simplified(ctx, comp):
+            continue
+        in_modern = any(same_component(comp.name, m.name) for m in ctx.modern)
+        s = next((x for x in ctx.seal if same_component(x.name, comp.name)), None)
+        if s is not None and in_modern:
+            _type_against_seal(ctx, comp, s)
+            continue
+        if not in_modern:
+            continue
+        v = next((v for v in ctx.variants if canonical_component(comp.name) in v.canon), None)
+        if v is not None:
+            ctx.add_type(comp.name, "保留", "evolution.retention.variant", v.provenance + comp.provenance)
+            ctx.retained.append((canonical_component(comp.name), comp.name))
+        elif ctx.trad:
+            t = next((t for t in ctx.trad_modern if t.name == comp.name), None)
+            if t is not None:
+                ctx.add_type(comp.name, "保留", "evolution.retention.trad_simp",
+                             list(ctx.trad[1]) + comp.provenance + t.provenance)
+
+
+def _rule_variant_comparison(ctx: _Ctx) -> None:
+    """繁化: the seal head adds one component to an older variant sharing the rest; and the
+    components an older variant has that the seal and modern forms lack. A variant whose
+    analysis abbreviates a component (信's 古文 㐰 从言省, 䉠's 籒文 从微省) does not list
+    all its parts, so it is never compared."""
+    modern_canon = {canonical_component(m.name) for m in ctx.modern}
+    seal_canon = ctx.seal_canon
+    for v in ctx.variants:
+        if v.kind not in OLDER_VARIANT_KINDS or not v.canon or v.partial:
             continue
         added = seal_canon - v.canon
         if v.canon < seal_canon and len(added) == 1:
-            s_added = next(s for s in seal if s.canon in added)
-            for comp in comps:
+            s_added = next(s for s in ctx.seal if s.canon in added)
+            for comp in ctx.comps:
                 if same_component(comp.name, s_added.name) and canonical_component(comp.name) in modern_canon:
-                    add_type(comp.name, "繁化", "evolution.elaboration.added_vs_variant",
-                             v.provenance + s_added.provenance + comp.provenance)
-            evo.statements.append(Statement(
-                "evolution.elaboration.added_vs_variant",
-                f"较{v.kind}「{v.form}」，篆文「{head}」增加了「{s_added.name}」",
-                f"compared with the {v.kind} form {v.form}, the seal form {head} adds {s_added.name}",
-                _cite(v.provenance + s_added.provenance, "evolution.elaboration.added_vs_variant")))
+                    ctx.add_type(comp.name, "繁化", "evolution.elaboration.added_vs_variant",
+                                 v.provenance + s_added.provenance + comp.provenance)
+            ctx.say("evolution.elaboration.added_vs_variant",
+                    f"较{v.kind}「{v.form}」，篆文「{ctx.head}」增加了「{s_added.name}」",
+                    f"compared with the {v.kind} form {v.form}, the seal form {ctx.head} adds {s_added.name}",
+                    v.provenance + s_added.provenance)
         dropped = v.canon - seal_canon - modern_canon
-        if seal and modern and dropped and not v.canon < seal_canon:
+        if ctx.seal and ctx.modern and dropped and not v.canon < seal_canon:
             names = "、".join(f"「{d}」" for d in sorted(dropped))
-            evo.statements.append(Statement(
-                "evolution.dropped_vs_variant",
-                f"{v.kind}「{v.form}」从{names}，篆文与今字形均不从此",
-                f"the {v.kind} form {v.form} has {', '.join(sorted(dropped))}, which the seal and modern forms lack",
-                _cite(v.provenance, "evolution.dropped_vs_variant")))
+            ctx.say("evolution.dropped_vs_variant", f"{v.kind}「{v.form}」从{names}，篆文与今字形均不从此",
+                    f"the {v.kind} form {v.form} has {', '.join(sorted(dropped))}, which the seal and modern forms lack",
+                    v.provenance)
 
-    # 区别: Duan's 古今字 pair; the later form is the earlier one plus one component
-    if "shuowen" in sources or "duan" in sources:
-        names = [c.name for c in comps]
-        for early, prov in index.gujin.get(char, []):
-            hit = [i for i, n in enumerate(names) if same_component(n, early)]
-            if len(names) == 2 and len(hit) == 1:
-                base_name, other = names[hit[0]], names[1 - hit[0]]
-                other_c = comps[1 - hit[0]]
-                add_type(other, "区别", "evolution.differentiation.gujin", [prov] + other_c.provenance)
-                add_type(base_name, "保留", "evolution.differentiation.gujin", [prov] + comps[hit[0]].provenance)
-                evo.statements.append(Statement(
-                    "evolution.differentiation.gujin",
-                    f"「{early}」「{char}」为古今字（段注：{prov.span}），后起的「{char}」在「{early}」上加「{other}」以相区别",
-                    f"Duan names {early} and {char} an ancient/modern character pair; the later {char} adds {other} to {early} to tell them apart",
-                    _cite([prov], "evolution.differentiation.gujin")))
-                break
 
-    # 讹变: one seal component replaced by an unrelated one in a same-size decomposition
-    if modern_is_record and not trad:
-        untyped = [c for c in comps if c.name not in candidates]
-        seal_left = [s for s in seal if not any(same_component(s.name, c.name) for c in comps)]
-        if len(untyped) == 1 and len(seal_left) == 1 and len(seal) == len(comps) >= 2:
-            comp, s = untyped[0], seal_left[0]
-            add_type(comp.name, "讹变", "evolution.corruption.substitution", s.provenance + comp.provenance)
-            evo.statements.append(Statement(
-                "evolution.corruption.substitution",
-                f"篆文之「{s.name}」，今字形写作「{comp.name}」，形体已变",
-                f"the seal component {s.name} is written {comp.name} in the modern form",
-                _cite(s.provenance + comp.provenance, "evolution.corruption.substitution")))
+def _rule_gujin(ctx: _Ctx) -> None:
+    """区别: Duan's 古今字 pair; the later form is the earlier one plus one component."""
+    if not ({"shuowen", "duan"} & ctx.sources):
+        return
+    names = [c.name for c in ctx.comps]
+    for early, prov in ctx.index.gujin.get(ctx.char, []):
+        hit = [i for i, n in enumerate(names) if same_component(n, early)]
+        if len(names) == 2 and len(hit) == 1:
+            base_name, other = names[hit[0]], names[1 - hit[0]]
+            ctx.add_type(other, "区别", "evolution.differentiation.gujin", [prov] + ctx.comps[1 - hit[0]].provenance)
+            ctx.add_type(base_name, "保留", "evolution.differentiation.gujin", [prov] + ctx.comps[hit[0]].provenance)
+            ctx.say("evolution.differentiation.gujin",
+                    f"「{early}」「{ctx.char}」为古今字（段注：{prov.span}），后起的「{ctx.char}」在「{early}」上加「{other}」以相区别",
+                    f"Duan names {early} and {ctx.char} an ancient/modern character pair; the later {ctx.char} adds {other} to {early} to tell them apart",
+                    [prov])
+            return
 
-    for lst in candidates.values():
+
+def _rule_substitution(ctx: _Ctx) -> None:
+    """讹变: one seal component replaced by an unrelated one in a same-size decomposition."""
+    if not ctx.modern_is_record or ctx.trad:
+        return
+    untyped = [c for c in ctx.comps if c.name not in ctx.candidates]
+    seal_left = [s for s in ctx.seal if not any(same_component(s.name, c.name) for c in ctx.comps)]
+    if len(untyped) == 1 and len(seal_left) == 1 and len(ctx.seal) == len(ctx.comps) >= 2:
+        comp, s = untyped[0], seal_left[0]
+        ctx.add_type(comp.name, "讹变", "evolution.corruption.substitution", s.provenance + comp.provenance)
+        ctx.say("evolution.corruption.substitution", f"篆文之「{s.name}」，今字形写作「{comp.name}」，形体已变",
+                f"the seal component {s.name} is written {comp.name} in the modern form", s.provenance + comp.provenance)
+
+
+def _rule_sheng_statements(ctx: _Ctx) -> None:
+    """The abbreviated (省) components the seal analysis names."""
+    for lst in ctx.candidates.values():
         for ce in lst:
             if ce.rule == "evolution.simplification.sheng":
-                evo.statements.append(Statement(
+                ctx.evo.statements.append(Statement(
                     ce.rule, f"「{ce.name}」为省形（《说文》：{ce.provenance[0].span}）",
                     f"{ce.name} is an abbreviated component (Shuowen: {ce.provenance[0].span})", ce.provenance))
 
-    # traditional / simplified links
-    if trad:
-        zh = f"繁体作「{trad[0]}」，今简化作「{char}」"
-        en = f"the traditional form is {trad[0]}, simplified as {char}"
-        if simp_changes:
-            zh += "，其中" + "、".join(f"「{t}」简化为「{s}」" for t, s in simp_changes)
-            en += "; " + ", ".join(f"{t} simplified to {s}" for t, s in simp_changes)
-        evo.statements.append(Statement("evolution.simplification.character", zh, en,
-                                        _cite(trad[1], "evolution.simplification.character")))
-    elif simp:
-        evo.statements.append(Statement(
-            "evolution.traditional_to_simplified", f"今简化字作「{simp[0]}」",
-            f"the simplified form is {simp[0]}", _cite(simp[1], "evolution.traditional_to_simplified")))
 
-    for name, lst in candidates.items():
+_DUAN_FORM = re.compile(rf"(今隸作|隸變作|隸省作|隸書作|隸作|今俗作|俗作|今字作|今作)({_HAN})")
+
+
+def _duan_stage(verb: str) -> tuple[str, str]:
+    """(Chinese, English) name of the stage a Duan verb names: 隸 clerical, 俗 popular, 今 current."""
+    if "隸" in verb:
+        return "隶书", "clerical-script"
+    if "俗" in verb:
+        return "俗字", "popular"
+    return "今字", "current"
+
+
+def _rule_duan_later_forms(ctx: _Ctx) -> None:
+    """Duan's statements of later written forms: 隸變作X, 隸作X, 俗作X, 今作X (clerical,
+    popular and current forms), quoted from his notes on the character's entry."""
+    if "duan" not in ctx.sources and "shuowen" not in ctx.sources:
+        return
+    seen: set[str] = set()
+    for entry_id in _entry_ids(ctx):
+        text = ctx.index.duan_notes.get(entry_id, "")
+        for m in _DUAN_FORM.finditer(text):
+            verb, form = m.group(1), m.group(2)
+            if form == ctx.head or form in seen or len(seen) >= 2 or not _about_head(text[:m.start()], ctx):
+                continue
+            seen.add(form)
+            stage = _duan_stage(verb)
+            prov = Provenance(source="duan", entry_id=entry_id, span=m.group(0), rule="evolution.duan_later_form")
+            ctx.say("evolution.duan_later_form", f"{stage[0]}作「{form}」（段注：{m.group(0)}）",
+                    f"the {stage[1]} form is {form} (Duan: {m.group(0)})", [prov])
+
+
+_RHYME_NOTE_END = re.compile(r"部。\s*$")
+
+
+def _about_head(before: str, ctx: _Ctx) -> bool:
+    """Whether a Duan 作 statement speaks of the entry's own character: it follows the
+    character itself (凥俗作居) or opens the sentence after Duan's reading note (…切。五部。
+    俗作霍), not a word his note quotes (坐: 凥俗作居 is about 凥; 瞽: 朕、俗作眹)."""
+    if before[-1:] in (ctx.head, ctx.base, ctx.char):
+        return True
+    return _RHYME_NOTE_END.search(before) is not None
+
+
+def _entry_ids(ctx: _Ctx) -> list[str]:
+    """Shuowen entry ids of the character's own head (seal analysis, pictograph, raw texts)."""
+    ids = [p.entry_id for s in ctx.seal for p in s.provenance if p.source == "shuowen"]
+    ids += [p.entry_id for p in ctx.pictograph]
+    for rec in ctx.index.records(ctx.base):
+        for key in rec.raw:
+            src, _, entry_id = key.partition(":")
+            if src in ("shuowen", "duan") and ctx.index.shuowen_entry(entry_id).get("wordhead") in (ctx.base, ctx.head):
+                ids.append(entry_id)
+    return list(dict.fromkeys(ids))
+
+
+def _rule_trad_simp(ctx: _Ctx) -> None:
+    """Traditional / simplified links (one-to-one Unihan pairs; a simplified form outside the
+    通用规范汉字表 gives way to the table's form of the character's variant: 鎌 -> 镰)."""
+    if ctx.trad:
+        zh = f"繁体作「{ctx.trad[0]}」，今简化作「{ctx.char}」"
+        en = f"the traditional form is {ctx.trad[0]}, simplified as {ctx.char}"
+        if ctx.simp_changes:
+            zh += "，其中" + "、".join(f"「{t}」简化为「{s}」" for t, s in ctx.simp_changes)
+            en += "; " + ", ".join(f"{t} simplified to {s}" for t, s in ctx.simp_changes)
+        ctx.say("evolution.simplification.character", zh, en, ctx.trad[1])
+        return
+    found = _standard_simplified(ctx)
+    if found is None:
+        return
+    form, via, provs = found
+    if via is None:
+        ctx.say("evolution.traditional_to_simplified", f"今简化字作「{form}」", f"the simplified form is {form}", provs)
+    else:
+        ctx.say("evolution.traditional_to_simplified",
+                f"「{ctx.char}」与「{via}」为异体，今规范字作「{form}」",
+                f"{ctx.char} is a variant of {via}; the standard modern form is {form}", provs)
+
+
+def _standard_simplified(ctx: _Ctx) -> tuple[str, str | None, list[Provenance]] | None:
+    """(simplified form, the variant it was reached through or None, provenance)."""
+    modern = ctx.index.modern
+    if ctx.simp and (modern is None or modern.is_standard(ctx.simp[0])):
+        return ctx.simp[0], None, ctx.simp[1]
+    if modern is None or not ctx.simp:
+        return None
+    for v in ctx.record.variants:  # 鎌: 𰾮 is not in the table; its variant 鐮 simplifies to 镰
+        if v.kind != "異體" or not [p for p in v.provenance if p.source == "unihan"]:
+            continue
+        link = modern.simplified(v.form)
+        if link is not None and modern.is_standard(link[0]):
+            return link[0], v.form, list(v.provenance) + link[1]
+    return None
+
+
+def _resolve(ctx: _Ctx) -> None:
+    """Pick each component's type by priority and summarise what the modern form keeps."""
+    evo = ctx.evo
+    for name, lst in ctx.candidates.items():
         evo.components[name] = min(lst, key=lambda ce: EVOLUTION_PRIORITY.index(ce.type))
-    retained = [(a, b) for a, b in retained if b in evo.components and evo.components[b].type == "保留"]
-    # what the modern form keeps
+    retained = [(a, b) for a, b in ctx.retained if b in evo.components and evo.components[b].type == "保留"]
     if retained:
         bits_zh, bits_en = [], []
         for seal_name, mod_name in retained:
-            w = written_as(record, mod_name)
+            w = written_as(ctx.record, mod_name)
             if w is not None:
                 mod_name = w[0]
             if seal_name == mod_name:
@@ -739,14 +1043,49 @@ def derive(record: GlyphRecord, index: EvidenceIndex, sources: Iterable[str]) ->
                 bits_en.append(f"{seal_name} (written {mod_name})")
         provs = [p for ce in evo.components.values() if ce.type == "保留" for p in ce.provenance]
         evo.statements.insert(_summary_at(evo), Statement(
-            "evolution.retention.seal", f"今字形「{char}」沿用了{'、'.join(bits_zh)}",
-            f"the modern form {char} keeps {', '.join(bits_en)}", provs))
-    elif single and any(ce.rule == "evolution.retention.single" for lst in candidates.values() for ce in lst):
-        provs = [p for lst in candidates.values() for ce in lst for p in ce.provenance]
+            "evolution.retention.seal", f"今字形「{ctx.char}」沿用了{'、'.join(bits_zh)}",
+            f"the modern form {ctx.char} keeps {', '.join(bits_en)}", provs))
+    elif ctx.single and any(ce.rule == "evolution.retention.single" for lst in ctx.candidates.values() for ce in lst):
+        provs = [p for lst in ctx.candidates.values() for ce in lst for p in ce.provenance]
         evo.statements.insert(_summary_at(evo), Statement(
-            "evolution.retention.single", f"今字形「{char}」仍为独体",
-            f"the modern form {char} is still a single-component character", provs))
-    return evo
+            "evolution.retention.single", f"今字形「{ctx.char}」仍为独体",
+            f"the modern form {ctx.char} is still a single-component character", provs))
+
+
+# The rule table, in narrative order (oldest stage first); each step reads the evidence in
+# the context and adds component types and statements. ``derive`` runs them in turn.
+DERIVE_STEPS: tuple[tuple[str, object], ...] = (
+    ("early scripts attested by real images", _rule_attested_early),
+    ("Shuowen 古文 / 籒文", _rule_older_variants),
+    ("small-seal analysis", _rule_seal),
+    ("single pictograph", _rule_pictograph),
+    ("Shuowen 或體 / 篆文", _rule_parallel_variants),
+    ("modern form is a 重文", _rule_modern_is_variant),
+    ("component types", _rule_component_types),
+    ("繁化 / dropped against older variants", _rule_variant_comparison),
+    ("区别 (古今字)", _rule_gujin),
+    ("讹变 by substitution", _rule_substitution),
+    ("省 components", _rule_sheng_statements),
+    ("Duan's 隸 / 俗 / 今 forms", _rule_duan_later_forms),
+    ("traditional / simplified", _rule_trad_simp),
+    ("resolve types, modern summary", _resolve),
+)
+
+
+def derive(record: GlyphRecord, index: EvidenceIndex, sources: Iterable[str]) -> Evolution:
+    """Derive component evolution types (COME) and the narrative (EVOI) for ``record``.
+
+    ``sources`` are the source names whose evidence may be used; the modern IDS sources
+    (cjkvi-ids, makemeahanzi) are always allowed, since every comparison is against the
+    modern form. A dataset build for a bench character passes no ``shuowen``. Runs the
+    steps of :data:`DERIVE_STEPS` in order. Returns an :class:`Evolution` whose
+    ``components`` covers the record's components that a rule typed; empty when no rule
+    fires. Never raises on missing fields.
+    """
+    ctx = _context(record, index, frozenset(sources) | MODERN_SOURCES)
+    for _name, step in DERIVE_STEPS:
+        step(ctx)
+    return ctx.evo
 
 
 def _summary_at(evo: Evolution) -> int:

@@ -29,19 +29,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from tqdm.auto import tqdm
 
-from builder.qa import bench_select as bench_mod
-from builder.qa.evolution import EvidenceIndex, canonical_component
-from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for
-from builder.schema import Formation, GlyphRecord, Grounded, Provenance
 from builder.codekey import code_digest
+from builder.qa import bench_select as bench_mod
+from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, l2_dropped
+from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
+from builder.schema import Formation, GlyphRecord, Grounded, Provenance
 from builder.skips import SkipLog
+from builder.sources import registry
+from builder.sources.adapters import shuowen
 
 STAGE_VERSION = "1"
 
@@ -206,9 +210,6 @@ def load_duan(sources_dir: Path | None, skips: SkipLog) -> dict[str, str]:
     with the records stage's Shuowen adapter from the source cache (``sources_dir``, else
     ``$JIEZI_SOURCES`` / the default cache). ``{}`` when no cache is found: then only the
     notes the records cite are used (logged)."""
-    from builder.sources import registry
-    from builder.sources.adapters import shuowen
-
     try:
         path = registry.resolve_sources_dir(sources_dir)
         entries = shuowen.read(path, skips)
@@ -216,6 +217,261 @@ def load_duan(sources_dir: Path | None, skips: SkipLog) -> dict[str, str]:
         skips.add("shuowen", str(sources_dir or "default cache"), f"Duan notes not loaded: {exc}", kind="no-duan-notes")
         return {}
     return {e.entry_id: e.duan.raw for e in entries if e.duan is not None}
+
+
+def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms | None:
+    """The 通用规范汉字表 characters (Unihan ``kTGH``, Unihan_OtherMappings.txt) and the
+    one-to-one simplified variants (``kSimplifiedVariant``, Unihan_Variants.txt) from the
+    source cache, for the modern-form statements of the evolution rules (鎌 -> 镰). None
+    when the cache or a file is missing (logged; the rules then take Unihan's links as
+    they are)."""
+    try:
+        root = registry.resolve_sources_dir(sources_dir) / "unihan"
+        standard, simp = set(), {}
+        with open(root / "Unihan_OtherMappings.txt", encoding="utf-8") as fh:
+            for line in fh:
+                if "\tkTGH\t" in line:
+                    standard.add(chr(int(line.split("\t", 1)[0][2:], 16)))
+        with open(root / "Unihan_Variants.txt", encoding="utf-8") as fh:
+            for line in fh:
+                if "\tkSimplifiedVariant\t" in line:
+                    cp, _, value = line.rstrip("\n").split("\t")
+                    ch, forms = chr(int(cp[2:], 16)), value.split()
+                    if len(forms) == 1 and chr(int(forms[0][2:], 16)) != ch:
+                        simp[ch] = (chr(int(forms[0][2:], 16)), line.rstrip("\n"))
+    except (OSError, ValueError, registry.SourceError) as exc:
+        skips.add("unihan", str(sources_dir or "default cache"), f"modern forms not loaded: {exc}",
+                  kind="no-modern-forms")
+        return None
+    return ModernForms(frozenset(standard), simp)
+
+
+@dataclass
+class _DatasetOut:
+    """Counts and sets gathered while writing ``qa/dataset.jsonl``."""
+
+    stats: Counter = field(default_factory=Counter)
+    by_kind: Counter = field(default_factory=Counter)
+    by_level: Counter = field(default_factory=Counter)
+    by_script_images: Counter = field(default_factory=Counter)
+    chars: set = field(default_factory=set)
+    pairs: set = field(default_factory=set)
+    components: set = field(default_factory=set)
+    gallery: list = field(default_factory=list)
+    polished: Counter = field(default_factory=Counter)
+    evoi: list = field(default_factory=list)
+    n_images: int = 0
+    n_pairs: int = 0
+    mentions: int = 0  # answers whose text names an unseen character (as a component, a variant...)
+
+
+def _fingerprint(rec_file: Path, records_dir: Path, decisions: dict, polisher, sources_dir, **opts) -> dict:
+    return {
+        "records_sha256": _sha_file(rec_file), "records_dir": str(records_dir.resolve()), **opts,
+        "polish": polisher.describe() if polisher else None, "code": _code_hash(),
+        "sources_dir": str(sources_dir) if sources_dir else None,
+        "decisions": hashlib.sha256(json.dumps(decisions, sort_keys=True).encode()).hexdigest(),
+    }
+
+
+def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts: Counter):
+    """Select the bench and compose its rows. Returns (plan, rows, early-form L2 drops)."""
+    bench_facts = {}
+    for r in tqdm(records, desc="bench facts", unit=" rec", disable=not progress):
+        if r.images:
+            bench_facts[r.id] = facts_for(r, BENCH, index)
+    plan = bench_mod.select(records, bench_facts, seed=seed, target=bench_size)
+    by_id = {r.id: r for r in records}
+    rows, early = [], Counter()
+    for b in plan.images:
+        rec = by_id[b.record_id]
+        image = next(im for im in rec.images if im.id == b.image_id)
+        for k in l2_dropped(bench_facts[rec.id]):
+            early[k] += 1
+        for q in bench_qa(bench_facts[rec.id], image, seed, second_component=b.second_component):
+            row_id = f"{image.id}:{q.kind}"
+            d = _apply_qa_decision(q.to_dict(), decisions.get(f"bench:{row_id}"))
+            if d is None:
+                qa_counts["bench_rejected"] += 1
+                continue
+            rows.append({
+                "id": row_id, "image_id": image.id, "image": image.path, "record_id": rec.id,
+                "character": rec.character, "script": rec.script,
+                "unseen_character": b.unseen_character, "unseen_glyph": b.unseen_glyph,
+                "unseen_components": [], **d,
+            })
+    return plan, rows, early
+
+
+def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOut, qa_counts: Counter, polisher):
+    """The QA dicts of one dataset image (polished, audited, unseen-character filtered)."""
+    qas = []
+    for q in dataset_qa(facts, im, seed, out.stats, min_pairs=opts["min_pairs"], max_pairs=opts["max_pairs"]):
+        d = q.to_dict()
+        if polisher is not None:
+            d, status = polisher.polish_item(d)
+            out.polished[status] += 1
+        d = _apply_qa_decision(d, decisions.get(f"dataset:{im.id}:{q.kind}"))
+        if d is None:
+            qa_counts["dataset_rejected"] += 1
+            continue
+        if unseen_chars and unseen_chars & (set(d["answer"]) | set(d["answer_en"] or "")):
+            # an unseen character must not appear in JieZi-Dataset at all, not even
+            # named in another character's answer (as a component, variant, gloss)
+            out.stats["qa_dropped_naming_unseen_character"] += 1
+            continue
+        qas.append(d)
+    return qas
+
+
+def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress, tmp: Path,
+                  qa_counts: Counter) -> _DatasetOut:
+    """Write ``dataset.jsonl`` (to ``tmp``): every image not withheld, deduplicated by pixels."""
+    out = _DatasetOut()
+    seen_sha: set[str] = set()
+    unseen_chars = set(plan.unseen_characters)
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for rec in tqdm(records, desc="dataset QA", unit=" rec", disable=not progress):
+            images = [im for im in rec.images if im.id not in plan.withheld_images]
+            if not images:
+                continue
+            facts = facts_for(rec, DATASET, index, reserved=rec.character in plan.reserved_characters)
+            for im in images:
+                if im.sha256 in seen_sha:
+                    out.stats["duplicate_images_removed"] += 1
+                    continue
+                seen_sha.add(im.sha256)
+                qas = _image_turns(facts, im, seed, opts, decisions, unseen_chars, out, qa_counts, polisher)
+                if not qas:
+                    out.stats["images_without_qa"] += 1
+                    continue
+                out.stats["early_form_l2_kinds_dropped"] += len(l2_dropped(facts))
+                out.stats["early_form_images_without_l2"] += bool(l2_dropped(facts))
+                _count_turns(qas, unseen_chars, out)
+                fh.write(json.dumps({"id": im.id, "image": im.path, "record_id": rec.id,
+                                     "character": rec.character, "script": rec.script, "qa": qas},
+                                    ensure_ascii=False) + "\n")
+                out.n_images += 1
+                out.n_pairs += len(qas)
+                out.by_script_images[rec.script] += 1
+                out.chars.add(rec.character)
+                out.pairs.add((rec.character, rec.script))
+                out.gallery.append((rec.id, im.id, im.path))
+    return out
+
+
+def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut) -> None:
+    """Tally one image's turns and pre-serialise their provenance and structured answers."""
+    for d in qas:
+        if unseen_chars & set(d["answer"]):
+            out.mentions += 1
+        out.by_kind[d["kind"]] += 1
+        out.by_level[d["level"]] += 1
+        if d["kind"] == "EVOI":
+            out.evoi.append(d["answer"])
+        for c in (d["answer_struct"] or {}).get("components", []) or []:
+            out.components.add(canonical_component(c["name"]))
+    for d in qas:  # pre-serialised: the builders copy them into the row as they are
+        d["provenance_json"] = json.dumps(d.pop("provenance"), ensure_ascii=False)
+        d["answer_struct_json"] = json.dumps(d.pop("answer_struct"), ensure_ascii=False)
+
+
+def _leakage(qa_dir: Path, plan, bench_rows: list[dict], ds: _DatasetOut) -> tuple[dict, set]:
+    """Fill each bench row's unseen components; the leakage counts and the bench's components."""
+    for row in bench_rows:
+        names = [c["name"] for c in (row["answer_struct"] or {}).get("components", []) or []]
+        row["unseen_components"] = sorted({n for n in names if canonical_component(n) not in ds.components})
+    bench_comp = {canonical_component(c["name"]) for row in bench_rows
+                  for c in (row["answer_struct"] or {}).get("components", []) or []}
+    dataset_ids = {row["id"] for row in read_jsonl(qa_dir / "dataset.jsonl")}
+    leakage = {
+        "bench_images_in_dataset": len({b.image_id for b in plan.images} & dataset_ids),
+        "unseen_characters_in_dataset": len(plan.unseen_characters & ds.chars),
+        "unseen_glyph_pairs_in_dataset": len(plan.unseen_glyphs & ds.pairs),
+        "dataset_answers_naming_an_unseen_character": ds.mentions,
+    }
+    return leakage, bench_comp
+
+
+def _write_gallery(qa_dir: Path, records, plan, ds: _DatasetOut) -> tuple[int, int]:
+    """``records_gallery.jsonl`` and ``gallery_records.jsonl``. Returns (records in the
+    dataset, gallery records quoting an unseen character)."""
+    by_id = {r.id: r for r in records}
+    records_in_dataset = sorted({g[0] for g in ds.gallery})
+    unseen_chars = set(plan.unseen_characters)
+
+    def write_gallery(fh):
+        for rid, image_id, path in ds.gallery:
+            rec = by_id[rid]
+            fh.write(json.dumps({"id": image_id, "image": path, "record_id": rid, "character": rec.character,
+                                 "script": rec.script}, ensure_ascii=False) + "\n")
+
+    quoting = 0
+
+    def write_gallery_records(fh):
+        nonlocal quoting
+        for rid in records_in_dataset:
+            rec = by_id[rid]
+            text = gallery_record(rec, rec.character in plan.reserved_characters)
+            quoting += bool(unseen_chars & set(text))
+            fh.write(json.dumps({"record_id": rid, "record": text}, ensure_ascii=False) + "\n")
+    _atomic_write(qa_dir / "records_gallery.jsonl", write_gallery)
+    _atomic_write(qa_dir / "gallery_records.jsonl", write_gallery_records)
+    return len(records_in_dataset), quoting
+
+
+def _dataset_report(ds: _DatasetOut, n_records: int, polisher) -> dict:
+    stats = ds.stats
+    return {
+        "qa_pairs": ds.n_pairs, "images": ds.n_images, "characters": len(ds.chars),
+        "records": n_records,
+        "qa_per_image": round(ds.n_pairs / max(1, ds.n_images), 3),
+        "by_kind": dict(sorted(ds.by_kind.items())),
+        "by_subtask": _by_subtask(ds.by_kind),
+        "by_level": dict(sorted(ds.by_level.items())),
+        "by_script_images": dict(sorted(ds.by_script_images.items())),
+        "components": len(ds.components),
+        "not_asked": {k: v for k, v in sorted(stats.items()) if k.startswith("missing:")},
+        "images_missing_level": {k.split(":", 1)[1]: v for k, v in sorted(stats.items())
+                                 if k.startswith("images_missing_level:")},
+        "images_below_min_pairs": stats["images_below_min"],
+        "duplicate_images_removed": stats["duplicate_images_removed"],
+        "images_without_qa": stats["images_without_qa"],
+        "qa_dropped_naming_unseen_character": stats["qa_dropped_naming_unseen_character"],
+        "early_form_l2": {"images": stats["early_form_images_without_l2"],
+                          "kinds_not_asked": stats["early_form_l2_kinds_dropped"]},
+        "evoi_templates": template_diversity(ds.evoi),
+        "polish": dict(ds.polished) if polisher else None,
+    }
+
+
+def _bench_report(plan, bench_rows: list[dict], bench_comp: set, ds: _DatasetOut, early: Counter) -> dict:
+    by_subtask_bench = Counter(r["subtask"] for r in bench_rows)
+    by_kind_bench = Counter(r["kind"] for r in bench_rows)
+    return {
+        "questions": len(bench_rows), "images": len(plan.images),
+        "characters": len({b.character for b in plan.images}),
+        "by_subtask": dict(sorted(by_subtask_bench.items())),
+        "by_kind": dict(sorted(by_kind_bench.items())),
+        "by_script": plan.stats["by_script"],
+        "by_script_questions": dict(sorted(Counter(r["script"] for r in bench_rows).items())),
+        "splits": {
+            "test": len(bench_rows),
+            "unseen_characters": sum(r["unseen_character"] for r in bench_rows),
+            "unseen_glyphs": sum(r["unseen_glyph"] for r in bench_rows),
+        },
+        "split_images": {
+            "unseen_characters": sum(b.unseen_character for b in plan.images),
+            "unseen_glyphs": sum(b.unseen_glyph for b in plan.images),
+        },
+        "unseen_character_share": plan.stats["unseen_character_share"],
+        "unseen_glyph_share": plan.stats["unseen_glyph_share"],
+        "unseen_component_share": round(len(bench_comp - ds.components) / max(1, len(bench_comp)), 4),
+        "component_questions_per_image": plan.stats["component_questions_per_image"],
+        "early_form_l2_not_asked": dict(sorted(early.items())),
+        "evoi_templates": template_diversity([r["answer"] for r in bench_rows if r["subtask"] == "EVOI"]),
+        "selection": plan.stats,
+    }
 
 
 def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int = bench_mod.TARGET_IMAGES,
@@ -226,12 +482,14 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     ``records_dir`` holds ``records.jsonl`` and ``images/``; ``out_dir`` is the build
     folder (``qa/`` and ``audit/`` live under it); ``sources_dir``: the source cache, for
     Duan's notes of every Shuowen entry (see :func:`load_duan`; ``duan_notes=False`` uses
-    only the notes the records cite). ``polisher``: an optional
-    :class:`builder.qa.polish.Polisher` for the reasoning answers of JieZi-Dataset.
-    Returns the stage report (also ``qa/report.json``): ``dataset`` {images, qa_pairs,
-    characters, by_subtask, by_level, by_script, missing, ...}, ``bench`` {questions,
-    images, by_subtask, by_script, splits, ...}, ``leakage`` {...}, ``skipped``.
-    Cached: returns the previous report when nothing it depends on changed.
+    only the notes the records cite) and Unihan's modern forms (:func:`load_modern_forms`,
+    loaded with the notes). ``polisher``: an optional :class:`builder.qa.polish.Polisher`
+    for the reasoning answers of JieZi-Dataset. Returns the stage report (also
+    ``qa/report.json``): ``dataset`` {images, qa_pairs, characters, by_subtask, by_level,
+    by_script, missing, early_form_l2, evoi_templates ...}, ``bench`` {questions, images,
+    by_subtask, by_script, splits, early_form_l2_not_asked, evoi_templates ...},
+    ``leakage`` {...}, ``skipped``. Cached: returns the previous report when nothing it
+    depends on changed.
     """
     records_dir, out_dir = Path(records_dir), Path(out_dir)
     qa_dir = out_dir / "qa"
@@ -240,13 +498,8 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     if not rec_file.exists():
         raise QAStageError(f"{rec_file}: no records file; run `jiezi build records` first")
     decisions = load_decisions(out_dir)
-    fingerprint = {
-        "records_sha256": _sha_file(rec_file), "records_dir": str(records_dir.resolve()),
-        "seed": seed, "bench_size": bench_size, "min_pairs": min_pairs, "max_pairs": max_pairs,
-        "polish": polisher.describe() if polisher else None, "code": _code_hash(),
-        "sources_dir": str(sources_dir) if sources_dir else None, "duan_notes": duan_notes,
-        "decisions": hashlib.sha256(json.dumps(decisions, sort_keys=True).encode()).hexdigest(),
-    }
+    opts = {"seed": seed, "bench_size": bench_size, "min_pairs": min_pairs, "max_pairs": max_pairs}
+    fingerprint = _fingerprint(rec_file, records_dir, decisions, polisher, sources_dir, duan_notes=duan_notes, **opts)
     fp_path = qa_dir / "fingerprint.json"
     if not force and fp_path.exists() and (qa_dir / "report.json").exists():
         if json.loads(fp_path.read_text("utf-8")) == fingerprint:
@@ -259,201 +512,72 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     skips = SkipLog()
     records = load_records(records_dir, skips, progress=progress)
     audit_counts = apply_record_decisions(records, decisions, skips)
+    inherited = strip_inherited(records)
     duan = load_duan(sources_dir, skips) if duan_notes else {}
-    index = EvidenceIndex(records, duan=duan)
+    modern = load_modern_forms(sources_dir, skips) if duan_notes else None
+    index = EvidenceIndex(records, duan=duan, modern=modern)
 
-    # bench: facts under the bench profile, selection, rows
-    bench_facts = {}
-    for r in tqdm(records, desc="bench facts", unit=" rec", disable=not progress):
-        if r.images:
-            bench_facts[r.id] = facts_for(r, BENCH, index)
-    plan = bench_mod.select(records, bench_facts, seed=seed, target=bench_size)
-    by_id = {r.id: r for r in records}
-    bench_rows = []
     qa_counts: Counter = Counter()
-    for b in plan.images:
-        rec = by_id[b.record_id]
-        image = next(im for im in rec.images if im.id == b.image_id)
-        for q in bench_qa(bench_facts[rec.id], image, seed, second_component=b.second_component):
-            row_id = f"{image.id}:{q.kind}"
-            d = _apply_qa_decision(q.to_dict(), decisions.get(f"bench:{row_id}"))
-            if d is None:
-                qa_counts["bench_rejected"] += 1
-                continue
-            bench_rows.append({
-                "id": row_id, "image_id": image.id, "image": image.path, "record_id": rec.id,
-                "character": rec.character, "script": rec.script,
-                "unseen_character": b.unseen_character, "unseen_glyph": b.unseen_glyph,
-                "unseen_components": [], **d,
-            })
-    del bench_facts
-
-    # dataset: every image not withheld, deduplicated by pixels
-    seen_sha: set[str] = set()
-    stats: Counter = Counter()
-    by_kind: Counter = Counter()
-    by_level: Counter = Counter()
-    by_script_images: Counter = Counter()
-    dataset_chars: set[str] = set()
-    dataset_pairs: set[tuple[str, str]] = set()
-    dataset_components: set[str] = set()
-    n_images = n_pairs = 0
-    polished = Counter()
-    gallery = []
-    unseen_chars = set(plan.unseen_characters)
-    mentions = 0  # dataset answers whose text names an unseen character (as a component, a variant...)
-    tmp = qa_dir / "dataset.jsonl.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for rec in tqdm(records, desc="dataset QA", unit=" rec", disable=not progress):
-            images = [im for im in rec.images if im.id not in plan.withheld_images]
-            if not images:
-                continue
-            facts = facts_for(rec, DATASET, index, reserved=rec.character in plan.reserved_characters)
-            for im in images:
-                if im.sha256 in seen_sha:
-                    stats["duplicate_images_removed"] += 1
-                    continue
-                seen_sha.add(im.sha256)
-                qas = []
-                for q in dataset_qa(facts, im, seed, stats, min_pairs=min_pairs, max_pairs=max_pairs):
-                    d = q.to_dict()
-                    if polisher is not None:
-                        d, status = polisher.polish_item(d)
-                        polished[status] += 1
-                    d = _apply_qa_decision(d, decisions.get(f"dataset:{im.id}:{q.kind}"))
-                    if d is None:
-                        qa_counts["dataset_rejected"] += 1
-                        continue
-                    if unseen_chars and unseen_chars & (set(d["answer"]) | set(d["answer_en"] or "")):
-                        # an unseen character must not appear in JieZi-Dataset at all, not even
-                        # named in another character's answer (as a component, variant, gloss)
-                        stats["qa_dropped_naming_unseen_character"] += 1
-                        continue
-                    qas.append(d)
-                if not qas:
-                    stats["images_without_qa"] += 1
-                    continue
-                for d in qas:
-                    if unseen_chars & set(d["answer"]):
-                        mentions += 1
-                    by_kind[d["kind"]] += 1
-                    by_level[d["level"]] += 1
-                    for c in (d["answer_struct"] or {}).get("components", []) or []:
-                        dataset_components.add(canonical_component(c["name"]))
-                for d in qas:  # pre-serialised: the builders copy them into the row as they are
-                    d["provenance_json"] = json.dumps(d.pop("provenance"), ensure_ascii=False)
-                    d["answer_struct_json"] = json.dumps(d.pop("answer_struct"), ensure_ascii=False)
-                fh.write(json.dumps({"id": im.id, "image": im.path, "record_id": rec.id,
-                                     "character": rec.character, "script": rec.script, "qa": qas},
-                                    ensure_ascii=False) + "\n")
-                n_images += 1
-                n_pairs += len(qas)
-                by_script_images[rec.script] += 1
-                dataset_chars.add(rec.character)
-                dataset_pairs.add((rec.character, rec.script))
-                gallery.append((rec.id, im.id, im.path))
-    os.replace(tmp, qa_dir / "dataset.jsonl")
-
-    # per-item unseen components and the leakage check
-    for row in bench_rows:
-        names = [c["name"] for c in (row["answer_struct"] or {}).get("components", []) or []]
-        row["unseen_components"] = sorted({n for n in names if canonical_component(n) not in dataset_components})
-    bench_comp = {canonical_component(c["name"]) for row in bench_rows
-                  for c in (row["answer_struct"] or {}).get("components", []) or []}
-    bench_image_ids = {b.image_id for b in plan.images}
-    dataset_ids = set()
-    with open(qa_dir / "dataset.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            dataset_ids.add(json.loads(line)["id"])
-    leakage = {
-        "bench_images_in_dataset": len(bench_image_ids & dataset_ids),
-        "unseen_characters_in_dataset": len(plan.unseen_characters & dataset_chars),
-        "unseen_glyph_pairs_in_dataset": len(plan.unseen_glyphs & dataset_pairs),
-        "dataset_answers_naming_an_unseen_character": mentions,
-    }
-
+    plan, bench_rows, early = _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts)
+    ds = _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress,
+                       qa_dir / "dataset.jsonl.tmp", qa_counts)
+    os.replace(qa_dir / "dataset.jsonl.tmp", qa_dir / "dataset.jsonl")
+    leakage, bench_comp = _leakage(qa_dir, plan, bench_rows, ds)
     _atomic_write(qa_dir / "bench.jsonl",
                   lambda fh: [fh.write(json.dumps(r, ensure_ascii=False) + "\n") for r in bench_rows])
-    records_in_dataset = sorted({g[0] for g in gallery})
-
-    def write_gallery(fh):
-        for rid, image_id, path in gallery:
-            rec = by_id[rid]
-            fh.write(json.dumps({"id": image_id, "image": path, "record_id": rid, "character": rec.character,
-                                 "script": rec.script}, ensure_ascii=False) + "\n")
-
-    gallery_mentions = 0
-
-    def write_gallery_records(fh):
-        nonlocal gallery_mentions
-        for rid in records_in_dataset:
-            rec = by_id[rid]
-            text = gallery_record(rec, rec.character in plan.reserved_characters)
-            gallery_mentions += bool(unseen_chars & set(text))
-            fh.write(json.dumps({"record_id": rid, "record": text}, ensure_ascii=False) + "\n")
-    _atomic_write(qa_dir / "records_gallery.jsonl", write_gallery)
-    _atomic_write(qa_dir / "gallery_records.jsonl", write_gallery_records)
+    n_records, quoting = _write_gallery(qa_dir, records, plan, ds)
     # the gallery keeps other characters' source texts whole (raw entries, spans), which
     # may quote an unseen character; counted, not hidden
-    leakage["gallery_records_quoting_an_unseen_character"] = gallery_mentions
+    leakage["gallery_records_quoting_an_unseen_character"] = quoting
     _atomic_write(qa_dir / "bench_plan.json",
                   lambda fh: json.dump(plan.to_json(), fh, ensure_ascii=False, indent=1))
     skips.write(qa_dir / "skipped.jsonl")
-
-    by_subtask_bench = Counter(r["subtask"] for r in bench_rows)
-    by_kind_bench = Counter(r["kind"] for r in bench_rows)
     report = {
-        "dataset": {
-            "qa_pairs": n_pairs, "images": n_images, "characters": len(dataset_chars),
-            "records": len(records_in_dataset),
-            "qa_per_image": round(n_pairs / max(1, n_images), 3),
-            "by_kind": dict(sorted(by_kind.items())),
-            "by_subtask": _by_subtask(by_kind),
-            "by_level": dict(sorted(by_level.items())),
-            "by_script_images": dict(sorted(by_script_images.items())),
-            "components": len(dataset_components),
-            "not_asked": {k: v for k, v in sorted(stats.items()) if k.startswith("missing:")},
-            "images_missing_level": {k.split(":", 1)[1]: v for k, v in sorted(stats.items())
-                                     if k.startswith("images_missing_level:")},
-            "images_below_min_pairs": stats["images_below_min"],
-            "duplicate_images_removed": stats["duplicate_images_removed"],
-            "images_without_qa": stats["images_without_qa"],
-            "qa_dropped_naming_unseen_character": stats["qa_dropped_naming_unseen_character"],
-            "polish": dict(polished) if polisher else None,
-        },
-        "bench": {
-            "questions": len(bench_rows), "images": len(plan.images),
-            "characters": len({b.character for b in plan.images}),
-            "by_subtask": dict(sorted(by_subtask_bench.items())),
-            "by_kind": dict(sorted(by_kind_bench.items())),
-            "by_script": plan.stats["by_script"],
-            "by_script_questions": dict(sorted(Counter(r["script"] for r in bench_rows).items())),
-            "splits": {
-                "test": len(bench_rows),
-                "unseen_characters": sum(r["unseen_character"] for r in bench_rows),
-                "unseen_glyphs": sum(r["unseen_glyph"] for r in bench_rows),
-            },
-            "split_images": {
-                "unseen_characters": sum(b.unseen_character for b in plan.images),
-                "unseen_glyphs": sum(b.unseen_glyph for b in plan.images),
-            },
-            "unseen_character_share": plan.stats["unseen_character_share"],
-            "unseen_glyph_share": plan.stats["unseen_glyph_share"],
-            "unseen_component_share": round(len(bench_comp - dataset_components) / max(1, len(bench_comp)), 4),
-            "component_questions_per_image": plan.stats["component_questions_per_image"],
-            "selection": plan.stats,
-        },
+        "dataset": _dataset_report(ds, n_records, polisher),
+        "bench": _bench_report(plan, bench_rows, bench_comp, ds, early),
         "leakage": leakage,
         "audit": dict(audit_counts) | dict(qa_counts),
         "skipped": skips.counts(),
         "records": {"records": len(records), "characters": len(index.by_char),
-                    "duan_entries_loaded": len(duan)},
+                    "duan_entries_loaded": len(duan), "inherited_values_removed": inherited},
         "seconds": round(time.perf_counter() - t0, 1),
     }
     _atomic_write(qa_dir / "report.json", lambda fh: json.dump(report, fh, ensure_ascii=False, indent=1))
     _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
     report["cached"] = False
     return report
+
+
+# Stage words an EVOI reference may name (dictionary order); a reference "names two or
+# more stages" when two of these groups occur in it.
+STAGE_WORDS: dict[str, tuple[str, ...]] = {
+    "甲骨文": ("甲骨",), "金文": ("金文",), "古文": ("古文",), "籒文": ("籒文", "籀文"),
+    "篆书": ("小篆", "篆文"), "隶书": ("隶书", "隸"), "俗字": ("俗字",), "今字形": ("今字", "今规范字", "今简化字", "今字形"),
+    "简化": ("简化", "繁体"),
+}
+_SLOT = re.compile(r"「[^」]*」")
+
+
+def template_diversity(texts: list[str]) -> dict:
+    """Template diversity of EVOI references: ``skeletons`` (distinct texts once every 「」
+    slot is blanked), ``top_skeleton_share`` (share of the most common skeleton),
+    ``mean_length`` (characters), ``two_or_more_stages`` (share naming at least two of the
+    stages of :data:`STAGE_WORDS`), ``by_stage`` (share naming each). Zeros for no texts."""
+    if not texts:
+        return {"references": 0, "skeletons": 0, "top_skeleton_share": 0.0, "mean_length": 0.0,
+                "two_or_more_stages": 0.0}
+    skeletons = Counter(_SLOT.sub("「」", t) for t in texts)
+    named = [{s for s, words in STAGE_WORDS.items() if any(w in t for w in words)} for t in texts]
+    return {
+        "references": len(texts),
+        "skeletons": len(skeletons),
+        "top_skeleton_share": round(skeletons.most_common(1)[0][1] / len(texts), 4),
+        "mean_length": round(sum(len(t) for t in texts) / len(texts), 1),
+        "two_or_more_stages": round(sum(len(n) >= 2 for n in named) / len(texts), 4),
+        # share of references naming each stage (the early ones are what the seal-only
+        # narratives lacked)
+        "by_stage": {s: round(sum(s in n for n in named) / len(texts), 4) for s in STAGE_WORDS},
+    }
 
 
 BENCH_ONLY_SOURCES = frozenset({"shuowen", "duan"})

@@ -188,16 +188,41 @@ EXEGESIS_SECTIONS_ZH = ("字头与书体", "结构与构件", "造字法", "本�
 EXEGESIS_SECTIONS_EN = ("Headword and script", "Structure and components", "Formation", "Original meaning", "Evolution")
 
 
-def question(kind: str, index: int) -> tuple[str, str]:
+# Kinds whose question does not name the script shown: SCRC asks for it, CHAR comes
+# before SCRC in a JieZi-Dataset conversation (naming it there would answer SCRC), and the
+# exegesis asks for the script in its first section.
+UNNAMED_SCRIPT_KINDS = frozenset({"CHAR", "SCRC", "EXEGESIS"})
+
+
+def question(kind: str, index: int, script: str | None = None) -> tuple[str, str]:
     """The (Chinese, English) question of ``kind`` phrasing ``index`` (modulo the number of
-    phrasings), with the label options filled in. Raises ``KeyError`` for an unknown kind."""
+    phrasings), with the label options filled in. With ``script`` (an ACCE script label)
+    the question first names the script of the glyph shown ("图中字形为金文。"), so an
+    answer about structure, components or formation is about that form, except for
+    :data:`UNNAMED_SCRIPT_KINDS`. Raises ``KeyError`` for an unknown kind or script."""
     phrasings = TEMPLATES[kind]
     zh, en = phrasings[index % len(phrasings)]
     opt_key = "COMF" if kind == "COMF" else kind
     if opt_key in OPTIONS:
         zh_opt, en_opt = OPTIONS[opt_key]
         zh, en = zh.format(options=zh_opt), en.format(options=en_opt)
+    if script is not None and kind not in UNNAMED_SCRIPT_KINDS:
+        zh = f"{_SCRIPT_PREFIX_ZH}{script}。{zh}"
+        en = f"The glyph shown is in {labels.SCRIPTS[script].lower()} ({script}). {en}"
     return zh, en
+
+
+_SCRIPT_PREFIX_ZH = "图中字形为"
+
+
+def split_script_prefix(question_zh: str) -> tuple[str, str]:
+    """(the script-naming opening that :func:`question` adds, the rest): ``"图中字形为金文。"``
+    and the template wording; ``("", question_zh)`` when the question has none."""
+    if question_zh.startswith(_SCRIPT_PREFIX_ZH) and "。" in question_zh:
+        head, _, rest = question_zh.partition("。")
+        if head[len(_SCRIPT_PREFIX_ZH):] in labels.SCRIPTS:
+            return head + "。", rest
+    return "", question_zh
 
 
 def template_id(kind: str, index: int) -> str:

@@ -41,7 +41,7 @@ FORMATION_CUES: dict[str, tuple[str, ...]] = {
 }
 YISHENG_CUES = ("亦聲", "亦声", "兼", "包", "苞")
 FUNCTION_CUES: dict[str, tuple[str, ...]] = {
-    "表音": ("phonetic", "表音"),
+    "表音": ("phonetic", "表音", "provides the pronunciation"),  # makemeahanzi hints: "卖 also provides the pronunciation"
     "符号": ("符號", "符号", "記號", "记号", "指事"),
 }
 VARIANT_CUES: dict[str, tuple[str, ...]] = {

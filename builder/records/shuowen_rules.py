@@ -42,7 +42,13 @@ RUN_BREAKS = set("之相象於以也者所爲為及即卽其形意省聲")
 # character after them is the next component.
 RUN_JOINS = set("在持戴依含覆挹貫推舉")
 COUNT_PREFIX = set("二三四")
-MODIFIER_PREFIX = set("反到倒")
+# Words before a component that describe it, not other components: 反/倒 (turned), 殘 (the
+# remains of: 昔 从殘肉 is the meat, not a component 殘)
+MODIFIER_PREFIX = set("反到倒殘")
+# A sentence that opens by naming another scholar's view (杜林說：… / 孔子曰：…): Shuowen
+# quotes it after its own analysis, and the analysis sentences that follow it (耿: 从光，聖省)
+# are that view, not Shuowen's, so the reading stops there.
+QUOTED_VIEW = re.compile(r"^(?:杜林|賈侍中|譚長|司馬相如|揚雄|楊雄|孔子|韓非|博士|官溥|宋弘|衞宏|董仲舒|劉歆|張林|甯嚴|王育|莊都|京房|歐陽喬|黃顥|周成|桑欽|爰禮|徐巡|班固|傅毅|淮南王|尹彤|逯安|杜業|張徹|李斯)[^，。：]{0,3}(?:說|曰|以爲|以為)")
 LOCATIVES = set("上下中內内外旁前後間")
 YISHENG = "亦"
 _BRACKET = re.compile(r"\[[^\]]*\]|\{[^}]*\}")
@@ -203,6 +209,8 @@ def analyse(text: str, head: str | None = None, *, rule_prefix: str = "shuowen",
     where: dict[str, set[int]] = {}
     yi_sent: int | None = None
     for si, sent in enumerate(sents):
+        if QUOTED_VIEW.match(sent) and (comps or res.formation is not None):
+            break  # what follows is the quoted scholar's analysis (耿: 杜林說)
         if sent.startswith(NOT_ANALYSIS):
             continue
         clean = sent

@@ -221,7 +221,19 @@ def hint_phrase(hint: str, ch: str) -> str | None:
     words = phrase.split()
     if not words or len(words) > 6:
         return None
+    if all(w.lower().strip(".,;:") in _NOT_A_GLOSS for w in words):
+        return None  # "Another 它 person 亻": a determiner or cross-reference, not a gloss of 它
     return phrase
+
+
+# Words that alone never describe a component (determiners, cross-references, adverbs).
+_NOT_A_GLOSS = frozenset({
+    "another", "other", "others", "compare", "see", "like", "also", "similar", "same", "just", "only",
+    "not", "no", "this", "that", "these", "those", "some", "any", "each", "one", "two", "three",
+    "more", "less", "very", "too", "then", "now", "here", "there", "modern", "variant", "variants",
+})
+# "...; 卖 also provides the pronunciation": the hint names a component that is also phonetic
+_HINT_PHONETIC = re.compile(r"(\S)\s*(also\s+)?provides\s+the\s+pronunciation")
 
 
 def structurize_makemeahanzi(entry: Entry) -> list[SourceReading]:
@@ -275,6 +287,12 @@ def structurize_makemeahanzi(entry: Entry) -> list[SourceReading]:
                     comp.interpretation = phrase
                     comp.interpretation_provenance = [prov(entry, hint_span, "makemeahanzi.hint.phrase")]
                 comps.append(comp)
+            for m in _HINT_PHONETIC.finditer(hint):
+                c = next((c for c in comps if c.name == canonical(m.group(1))), None)
+                if c is not None:
+                    # 赎: "卖 also provides the pronunciation" (meaning and sound); 亭: "丁
+                    # provides the pronunciation" (sound only)
+                    c.functions = ["表意", "表音"] if m.group(2) else ["表音"]
     r.components = comps
     defin = d.get("definition")
     if isinstance(defin, str) and defin.strip():

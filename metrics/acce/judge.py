@@ -130,11 +130,77 @@ _FRACTION = re.compile(r"(?<![\d.])(?P<n>\d+)\s*/\s*(?P<d>\d+)(?![\d.])")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
 
-def parse_score(reply: str | None) -> tuple[int | None, str | None]:
+# Axis names a reply may label its scores with (the prompts' own words and the codes).
+AXIS_NAMES: dict[str, str] = {
+    "FAC": r"事实对齐|事实一致性?|事实准确性?|fact(?:ual)?[ _-]?(?:alignment|accuracy)|\bFAC\b",
+    "SCE": r"学术表达|学术规范性?|表达规范性?|scholarly[ _-]?expression|\bSCE\b",
+}
+_AXIS_SCORE = {axis: re.compile(rf"(?:{names})\s*[)）]?\s*(?:得分|分数|评分|score)?\s*(?:为|是|[:：=])?\s*"
+                                rf"[*_`\"'「(\[]*\s*{_NUM}(?![a-z\d.])(?:\s*(?:/|／|out of)\s*(?P<d>\d+))?", re.I)
+               for axis, names in AXIS_NAMES.items()}
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+_SCORE_KEYS = ("score", "分数", "得分", "评分", "rating")
+
+
+def _json_score(text: str, axis: str | None) -> tuple[list[tuple[int, int | None]], str | None] | None:
+    """Scores in a JSON object reply (``{"score": 3}``, ``{"score": "3"}``, ``{"FAC": 3, "SCE": 2}``,
+    inside ```json fences or not): ``(values, error)``, or None when the reply holds no such object."""
+    for m in _JSON_OBJECT.finditer(text):
+        try:
+            obj = json.loads(m.group())
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        keys = {str(k).strip().casefold(): v for k, v in obj.items()}
+        by_axis = {a: v for a in AXES for k, v in keys.items() if re.fullmatch(AXIS_NAMES[a], k, re.I)}
+        if by_axis and axis is None:
+            if len({str(v) for v in by_axis.values()}) > 1:
+                return [], f"ambiguous reply: scores for several axes {sorted(by_axis)} and no axis asked"
+            values = list(by_axis.values())
+        elif by_axis:
+            if axis not in by_axis:
+                return [], f"the reply scores {sorted(by_axis)} but not {axis}, the axis asked"
+            values = [by_axis[axis]]
+        else:
+            values = [keys[k] for k in _SCORE_KEYS if k in keys]
+        if not values:
+            continue
+        out = []
+        for v in values:
+            if isinstance(v, bool) or not (isinstance(v, int) or (isinstance(v, str) and v.strip().isdigit())):
+                return [], f"score {v!r} in the JSON reply is not an integer"
+            out.append((int(v), None))
+        return out, None
+    return None
+
+
+def _axis_labelled(text: str, axis: str | None) -> tuple[list[re.Match], str | None]:
+    """Scores labelled with an axis name (``事实对齐：3分``, ``SCE: 2``): the asked axis's
+    matches, or an error when the reply scores only the other axis, or several axes when
+    none was asked with different values."""
+    found = {a: list(rx.finditer(text)) for a, rx in _AXIS_SCORE.items()}
+    found = {a: ms for a, ms in found.items() if ms}
+    if not found:
+        return [], None
+    if axis is not None:
+        if axis not in found:
+            return [], f"the reply scores {sorted(found)} but not {axis}, the axis asked"
+        return found[axis], None
+    if len(found) > 1:
+        return [], f"ambiguous reply: scores for several axes {sorted(found)} and no axis asked"
+    return next(iter(found.values())), None
+
+
+def parse_score(reply: str | None, axis: str | None = None) -> tuple[int | None, str | None]:
     """Read one integer score 0-4 from a judge reply: ``(score, None)`` or ``(None, reason)``.
 
-    Rules, in order: a labelled score (``分数：3``, ``Score: 4/4``, ``评分为 2``); else a number
-    followed by 分 (``3分``); else a line that is only a number (``3``, ``**3**``); else a
+    ``axis``: the axis asked ("FAC" / "SCE"); a reply that labels scores with axis names
+    (``事实对齐：3分\n学术表达：2``) gives the asked axis's score, and is a failure when it
+    scores only the other axis (or, with no ``axis``, several axes).
+    Rules, in order: a JSON object (``{"score": 3}``, ``{"score": "3"}``, ``{"FAC": 3}``);
+    axis-labelled scores; a labelled score (``分数：3``, ``Score: 4/4``, ``评分为 2``); else a
+    number followed by 分 (``3分``); else a line that is only a number (``3``, ``**3**``); else a
     fraction ``3/4``. English number words (zero..four) and Chinese numerals (零..四) count as
     numbers when they stand exactly where a digit would (``"three"`` -> 3, ``"三分"`` -> 3):
     they are unambiguous there. Failures: an empty reply, no score, several different
@@ -146,21 +212,34 @@ def parse_score(reply: str | None) -> tuple[int | None, str | None]:
     text = _THINK.sub("", str(reply)).strip()
     if not text:
         return None, "empty reply after removing the reasoning block"
-    found: list[re.Match] = list(_LABELLED.finditer(text))
-    if not found:
-        found = list(_FEN.finditer(text))
-    if not found:
-        found = [m for line in text.splitlines() if (m := _BARE.match(line.strip()))]
-    if not found:
-        found = list(_FRACTION.finditer(text))
-    if not found:
-        return None, "no score found in the reply"
+    pairs: list[tuple[int, int | None]] = []
+    js = _json_score(text, axis)
+    if js is not None:
+        pairs, error = js
+        if error:
+            return None, error
+    if not pairs:
+        found, error = _axis_labelled(text, axis)
+        if error:
+            return None, error
+        found = found or list(_LABELLED.finditer(text)) or list(_FEN.finditer(text))
+        if not found:
+            found = [m for line in text.splitlines() if (m := _BARE.match(line.strip()))]
+        if not found:
+            found = list(_FRACTION.finditer(text))
+        if not found:
+            return None, "no score found in the reply"
+        for m in found:
+            n = m.group("n").lower()
+            d = m.groupdict().get("d")
+            pairs.append((int(n) if n.isdigit() else _WORDS[n], int(d) if d is not None else None))
+    return _one_value(pairs)
+
+
+def _one_value(pairs: list[tuple[int, int | None]]) -> tuple[int | None, str | None]:
     values = set()
-    for m in found:
-        n = m.group("n").lower()
-        value = int(n) if n.isdigit() else _WORDS[n]
-        d = m.groupdict().get("d")
-        if d is not None and int(d) != 4:
+    for value, d in pairs:
+        if d is not None and d != 4:
             return None, f"score {value}/{d} is not on the 0-4 scale"
         values.add(value)
     if len(values) > 1:
@@ -305,7 +384,9 @@ class Judge:
                 continue
             hit = self.cache.get(key) if self.cache else None
             if hit is not None and not (self.retry_failed and hit[0] is None):
-                results[key] = JudgeResult(req.axis, hit[0], hit[2], hit[1], cached=True)
+                # the stored reply is read again, so a parser fix applies to cached replies too
+                score, error = parse_score(hit[2], req.axis) if hit[2] is not None else (hit[0], hit[1])
+                results[key] = JudgeResult(req.axis, score, hit[2], error, cached=True)
             else:
                 todo[key] = req
         if todo:
@@ -333,7 +414,7 @@ class Judge:
             return JudgeResult(req.axis, None, None, str(exc), transport=True)
         with self._calls_lock:
             self.calls += 1
-        score, error = parse_score(raw)
+        score, error = parse_score(raw, req.axis)
         return JudgeResult(req.axis, score, raw, error)
 
     def _run(self, todo: dict[str, JudgeRequest]):

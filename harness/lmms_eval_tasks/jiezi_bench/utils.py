@@ -9,6 +9,8 @@ Needs the ``jiezi`` package importable in the lmms-eval environment
 - ``jiezi_process_results``: one payload per metric the row is scored on (the row's
   ``metrics`` column, restricted to the task's level): id, raw prediction, the reference
   ``answer_struct`` and the script.
+- ``jiezi_paper_*``: the ``jiezi_bench_paper`` task (the paper's protocol, config ``images``):
+  the eight-field JSON request and ``metrics.acce.paper.score_paper`` (reference mode).
 - ``jiezi_aggregate_<METRIC>``: ``metrics.acce.core.score`` over the collected payloads for
   that one metric; returns its value on 0-100 (0.0 when the metric cannot be computed,
   with the reason logged: lmms-eval needs a number).
@@ -20,6 +22,7 @@ the paper) and, for EVOI, ``JIEZI_JUDGE_BASE_URL`` / ``JIEZI_JUDGE_MODEL``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -29,6 +32,8 @@ from harness.bench import question_kind
 from harness.scoring import scorer_settings
 from metrics.acce import labels
 from metrics.acce.core import score
+from metrics.acce.judge import judge_from_env
+from metrics.acce.paper import PAPER_METRICS, score_paper
 
 log = logging.getLogger("jiezi_bench")
 
@@ -97,3 +102,60 @@ def _make(metric: str):
 
 for _metric in labels.METRICS:
     globals()[f"jiezi_aggregate_{_metric}"] = _make(_metric)
+
+
+# ------------------------------------------------------------- the paper's protocol
+# Task jiezi_bench_paper (config ``images``): one request per image for the eight-field JSON
+# (``harness.prompts.PAPER_PROMPT``), scored by ``metrics.acce.paper.score_paper`` in the
+# authors' mode. One scoring per set of collected replies serves all twelve metrics.
+_PAPER_CACHE: dict[str, dict] = {}
+
+
+def jiezi_paper_doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    """The paper-protocol request text (this project's wording of the eight-field JSON ask)."""
+    kw = lmms_eval_specific_kwargs or {}
+    return f"{kw.get('pre_prompt', '')}{prompts.PAPER_PROMPT}{kw.get('post_prompt', '')}"
+
+
+def jiezi_paper_doc_to_messages(doc, lmms_eval_specific_kwargs=None):
+    """Chat messages: the harness's system prompt, then the image and the paper request."""
+    return [
+        {"role": "system", "content": [{"type": "text", "text": prompts.SYSTEM_PROMPT}]},
+        {"role": "user", "content": [{"type": "image", "url": jiezi_doc_to_visual(doc)[0]},
+                                     {"type": "text", "text": jiezi_paper_doc_to_text(doc, lmms_eval_specific_kwargs)}]},
+    ]
+
+
+def jiezi_paper_process_results(doc, results):
+    """One payload (image id, raw reply, eight-field reference) under every paper metric."""
+    reply = results[0] if results else ""
+    payload = {"id": doc["image_id"], "prediction": reply if isinstance(reply, str) else str(reply),
+               "reference": doc["reference"]}
+    return {metric: payload for metric in PAPER_METRICS}
+
+
+def _paper_scores(items: list[dict]) -> dict:
+    key = hashlib.sha256(json.dumps([[i["id"], i["prediction"]] for i in items], ensure_ascii=False).encode()).hexdigest()
+    if key not in _PAPER_CACHE:
+        _PAPER_CACHE[key] = score_paper([i["prediction"] for i in items], [i["reference"] for i in items],
+                                        mode="reference", settings=_settings(), judge=judge_from_env())
+    return _PAPER_CACHE[key]
+
+
+def _make_paper(metric: str):
+    def aggregate(items):
+        if not items:
+            return 0.0
+        cell = _paper_scores(items)[metric]
+        if cell["with_failures"] is None:
+            log.warning("JieZi-Bench (paper protocol) %s not computed: %s", metric, cell.get("reason", "no value"))
+            return 0.0
+        return float(cell["with_failures"])
+
+    aggregate.__name__ = f"jiezi_paper_aggregate_{metric}"
+    aggregate.__doc__ = f"Paper-protocol {metric} (0-100, failures counted) by metrics.acce.paper.score_paper."
+    return aggregate
+
+
+for _metric in PAPER_METRICS:
+    globals()[f"jiezi_paper_aggregate_{_metric}"] = _make_paper(_metric)

@@ -1,0 +1,726 @@
+"""The paper's protocol: one eight-field JSON reply per bench image, scored field by field.
+
+The JieZi paper's Table 10 was produced by the authors' runner (github.com/Ran00w/JieZi-test,
+``JieZi-bench/runners/run_eval.py``; read for its behaviour, CC BY-NC-ND, no code copied). It
+sends ONE request per glyph image and asks for one JSON object with the eight official fields
+(``REFERENCE_FIELDS``), then scores each field after its own normalisation. ``score_paper``
+scores such replies in two modes:
+
+``mode="reference"`` reproduces the authors' scorer (ACCE.md section 2 and issue 13):
+
+- a reply is a *failure* when no JSON object can be read from it (the whole reply, else the
+  span from the first ``{`` to the last ``}``; a fenced reply is cut to that span first) or
+  when what parses is not an object; failures are counted, never scored;
+- every text value has its whitespace runs collapsed to one space (not removed); no
+  traditional -> simplified folding anywhere;
+- 字形: one of 甲骨文 金文 古文 篆书 隶书 楷书 草书 简体, or an alias (甲骨, 金, 古, 篆, 小篆, 大篆,
+  隶, 楷, 草), else empty; SCRC compares with 简体 counted as 楷书;
+- 造字法: a string or a list, each label completed to its ``...字`` form (象形 -> 象形字), other
+  labels kept as written; FORC is exact set equality (two empty sets agree) and FORC_partial
+  is |pred ∩ gold| / |gold| (1 when both are empty, 0 when only gold is);
+- 结构: an IDC or 独体, or a structure name (左右结构 -> ⿰ ...), else empty; STRC exact;
+- 构件: an object name -> {功能, 演变类型, 解释}; a function list keeps only 表意/表音/符号 and an
+  empty result becomes [符号]; an evolution type outside the five becomes 保留; names are
+  matched by NFKC plus the radical alias table (single characters and table entries only),
+  exact pairs first, then one-to-one normalised Levenshtein similarity >= 0.8 choosing the
+  most pairs, then the highest total similarity, then the smallest sorted (gold, pred) name
+  pairs; COMR/COMF/COME/COMI are per-reply F1 with P = x / predicted, R = x / gold (0 when a
+  side is empty, so a reference without components scores 0);
+- 本义: BERTScore F1; a row where both texts are empty has no ORIM value; one empty side is 0;
+- 历代字形演变: the judge's 0-4 on FAC and SCE x 25, only where the reference text is non-empty;
+  a judge failure leaves the row without a value;
+- ``success_mean``: the mean over the successful replies that have the metric;
+  ``with_failures``: success_mean x successes / (successes + failures).
+
+``mode="jiezi"`` scores the same replies with this project's free-text scorer
+(``core.score``): each field (or, when a reply holds no JSON, the whole reply) is read by
+the lenient extractors, one-to-one traditional/simplified equivalence applies, and unparseable
+fields count 0; ``success_mean`` is then the mean over parsed fields and ``with_failures``
+the strict mean.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable, Sequence
+
+from .bertscore import BertScoreStage, BertScoreUnavailable
+from .core import coerce_settings, score
+from .judge import JudgeRequest
+
+REFERENCE_FIELDS = ("现代字典字头", "字形", "造字法", "结构", "特殊结构", "构件", "本义", "历代字形演变")
+PAPER_METRICS = ("CHAR", "SCRC", "STRC", "FORC", "FORC_partial", "COMR", "COMF", "COMI", "COME", "ORIM",
+                 "EVOI_FAC", "EVOI_SCE")
+MODES = ("reference", "jiezi")
+SIMILARITY_MIN = 0.8
+JUDGE_SCALE = 25.0  # judge 0-4 -> 0-100
+
+SCRIPT_LABELS = ("甲骨文", "金文", "古文", "篆书", "隶书", "楷书", "草书", "简体")
+SCRIPT_SHORT = {"甲骨": "甲骨文", "金": "金文", "古": "古文", "篆": "篆书", "小篆": "篆书", "大篆": "篆书",
+                "隶": "隶书", "楷": "楷书", "草": "草书"}
+SCRIPT_SAME = {"简体": "楷书"}  # scored as the same script
+SCRIPT_OFFICIAL = {"战国文字": "古文"}  # this project's label -> the official one
+STRUCTURE_LABELS = ("⿰", "⿱", "⿲", "⿳", "⿴", "⿵", "⿶", "⿷", "⿸", "⿹", "⿺", "⿻", "独体")
+STRUCTURE_NAMES = {"左右结构": "⿰", "左中右结构": "⿲", "上下结构": "⿱", "上中下结构": "⿳", "全包围结构": "⿴",
+                   "上三包围结构": "⿵", "下三包围结构": "⿶", "左三包围结构": "⿷", "左上包围结构": "⿸",
+                   "右上包围结构": "⿹", "左下包围结构": "⿺", "镶嵌结构": "⿻"}
+FORMATION_SHORT = ("象形", "指事", "会意", "形声", "转注", "假借")  # each completed with 字
+FUNCTION_LABELS = ("表意", "表音", "符号")
+FUNCTION_DEFAULT = "符号"
+EVOLUTION_LABELS = ("保留", "讹变", "简化", "区别", "繁化")
+EVOLUTION_DEFAULT = "保留"
+
+# The reference scorer's radical alias table: canonical form -> the variant forms and names it
+# absorbs. Applied only to a name that is one character or is itself listed here.
+_RADICAL_GROUPS = {
+    "人": ("亻", "人字旁", "单人旁", "单立人"), "手": ("扌", "龵", "提手旁"),
+    "心": ("忄", "㣺", "竖心旁", "心字底"), "言": ("讠", "言字旁"), "食": ("饣", "食字旁"),
+    "金": ("钅", "釒", "金字旁"), "示": ("礻", "示字旁", "示补旁"), "糸": ("纟", "糹", "绞丝旁"),
+    "水": ("氵", "氺", "三点水"), "火": ("灬", "四点底"), "犬": ("犭", "反犬旁"),
+    "衣": ("衤", "衣字旁", "衣补旁"), "玉": ("王", "王字旁", "斜玉旁"), "月": ("月字旁",),
+    "肉": ("⺼", "肉月旁"), "邑": ("阝(右)", "右耳旁"), "阜": ("阝(左)", "左耳旁"), "艸": ("艹", "草字头"),
+    "竹": ("⺮", "竹字头"), "网": ("罒", "四字头"), "刀": ("刂", "立刀旁"), "力": ("力字旁",),
+    "口": ("口字旁",), "木": ("木字旁",), "土": ("土字旁",), "女": ("女字旁",), "子": ("子字旁",),
+    "目": ("目字旁",), "页": ("頁", "页字旁"), "贝": ("貝", "贝字旁"),
+}
+RADICAL_ALIASES = {alias: canon for canon, aliases in _RADICAL_GROUPS.items() for alias in (canon, *aliases)}
+JUDGE_AXES = {"EVOI_FAC": ("FAC", "fact_alignment"), "EVOI_SCE": ("SCE", "scholarly_expression")}
+_NO_BERTSCORE = "no BERTScore scorer configured"
+_NO_JUDGE = ("no judge configured: pass judge=OpenAIJudge(...) / TransformersJudge(...) (metrics.acce.judge) "
+             "to score 历代字形演变 (EVOI_FAC, EVOI_SCE)")
+
+
+class UnreadableReply(ValueError):
+    """A reply from which the reference scorer reads no JSON object (a counted failure)."""
+
+
+# ------------------------------------------------------------------------ reading a reply
+def reply_object(text: object) -> dict:
+    """The JSON object of one reply, read the way the authors' runner reads it.
+
+    The stripped reply is parsed whole; when that fails, the span from its first ``{`` to
+    its last ``}`` is parsed. A reply containing a code fence is cut to that span before the
+    first attempt. Python's ``json`` rules apply (no trailing commas, no raw newlines inside
+    strings, a repeated key keeps its last value). Raises ``UnreadableReply`` when nothing
+    parses, when the value is not an object (a list, a number), or when ``text`` is not str.
+    """
+    if not isinstance(text, str):
+        raise UnreadableReply(f"reply is {type(text).__name__}, not text")
+    body = text.strip()
+    first, last = body.find("{"), body.rfind("}")
+    if "```" in body and first != -1 and last > first:
+        body = body[first:last + 1]
+        first, last = 0, len(body) - 1
+    try:
+        value = json.loads(body)
+    except ValueError:
+        if first == -1 or last <= first:
+            raise UnreadableReply("reply holds no JSON object") from None
+        try:
+            value = json.loads(body[first:last + 1])
+        except ValueError as exc:
+            raise UnreadableReply(f"reply's JSON object does not parse ({exc})") from None
+    if not isinstance(value, dict):
+        raise UnreadableReply(f"reply's JSON is a {type(value).__name__}, not an object")
+    return value
+
+
+def collapse(value: object) -> str:
+    """Text of a JSON value with every whitespace run turned into one space, ends trimmed.
+
+    None -> ""; other values go through ``str`` (``1`` -> ``"1"``, a list -> its Python repr),
+    as the reference scorer does. Whitespace is what ``str.split`` splits on (Unicode).
+    """
+    if value is None:
+        return ""
+    return " ".join(str(value).split())
+
+
+def text_list(value: object) -> list[str]:
+    """A string or list as a list of collapsed, non-empty, de-duplicated texts (order kept);
+    any other value gives ``[]``."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    out: list[str] = []
+    for item in value:
+        text = collapse(item)
+        if text and text not in out:
+            out.append(text)
+    return out
+
+
+def script_label(value: object) -> str:
+    """字形 -> one of ``SCRIPT_LABELS`` (an alias is expanded) or ``""``."""
+    text = collapse(value)
+    return text if text in SCRIPT_LABELS else SCRIPT_SHORT.get(text, "")
+
+
+def structure_label(value: object) -> str:
+    """结构 -> one of ``STRUCTURE_LABELS`` (a structure name is mapped) or ``""``."""
+    text = collapse(value)
+    return text if text in STRUCTURE_LABELS else STRUCTURE_NAMES.get(text, "")
+
+
+def formation_labels(value: object) -> list[str]:
+    """造字法 -> labels in their ``...字`` form (象形 -> 象形字); unknown labels kept as written."""
+    out: list[str] = []
+    for text in text_list(value):
+        label = f"{text}字" if text in FORMATION_SHORT else text
+        if label not in out:
+            out.append(label)
+    return out
+
+
+def component_table(value: object) -> dict[str, dict]:
+    """构件 -> {name: {"功能": [...], "演变类型": str, "解释": str}} (reference scorer's rules).
+
+    Only an object counts; an entry whose collapsed name is empty or whose value is not an
+    object is dropped. 功能 keeps 表意/表音/符号 (absent or nothing left -> [符号]); 演变类型
+    outside the five (absent, null, other text) -> 保留. Names equal after collapsing share
+    one entry holding the later value.
+    """
+    if not isinstance(value, dict):
+        return {}
+    out: dict[str, dict] = {}
+    for raw_name, attrs in value.items():
+        name = collapse(raw_name)
+        if not name or not isinstance(attrs, dict):
+            continue
+        evolution = collapse(attrs.get("演变类型", EVOLUTION_DEFAULT))
+        functions = [f for f in text_list(attrs.get("功能", FUNCTION_DEFAULT)) if f in FUNCTION_LABELS]
+        out[name] = {"功能": functions or [FUNCTION_DEFAULT],
+                     "演变类型": evolution if evolution in EVOLUTION_LABELS else EVOLUTION_DEFAULT,
+                     "解释": collapse(attrs.get("解释", ""))}
+    return out
+
+
+def normalize_record(raw: dict) -> dict:
+    """The eight fields of one reply or reference after the reference scorer's normalisation."""
+    return {"现代字典字头": collapse(raw.get("现代字典字头", "")), "字形": script_label(raw.get("字形", "")),
+            "造字法": formation_labels(raw.get("造字法", [])), "结构": structure_label(raw.get("结构", "")),
+            "特殊结构": collapse(raw.get("特殊结构", "")), "构件": component_table(raw.get("构件", {})),
+            "本义": collapse(raw.get("本义", "")), "历代字形演变": collapse(raw.get("历代字形演变", ""))}
+
+
+def reference_record(reference: object) -> dict:
+    """One reference (a dict in the eight official field names, or its JSON text), normalised.
+
+    The headword is kept exactly as given (the authors take it from the bench entry, not
+    from a normalised field). Raises ``ValueError`` naming what was expected.
+    """
+    if isinstance(reference, str):
+        try:
+            reference = json.loads(reference)
+        except ValueError as exc:
+            raise ValueError(f"reference is text but not JSON ({exc})") from None
+    if not isinstance(reference, dict):
+        raise ValueError(f"reference is {type(reference).__name__}: expected an object with the fields "
+                         f"{list(REFERENCE_FIELDS)}")
+    record = normalize_record(reference)
+    head = reference.get("现代字典字头")
+    record["现代字典字头"] = "" if head is None else str(head)
+    return record
+
+
+# --------------------------------------------------------------------- component matching
+def name_key(name: str) -> str:
+    """Matching key of a component name: collapsed whitespace, NFKC, then the radical alias
+    table for a single character or a listed name (亻 -> 人, 阝(左) -> 阜, 頁 -> 页)."""
+    key = unicodedata.normalize("NFKC", collapse(name))
+    if key in RADICAL_ALIASES:
+        return RADICAL_ALIASES[key]
+    return key
+
+
+def name_similarity(a: str, b: str) -> float:
+    """1 - Levenshtein distance / longer length, on the texts with all whitespace removed
+    (two empty texts: 1.0; one empty: 0.0)."""
+    a, b = "".join(a.split()), "".join(b.split())
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return max(0.0, 1.0 - _edit_distance(a, b) / max(len(a), len(b)))
+
+
+def _edit_distance(a: str, b: str) -> int:
+    if len(a) < len(b):
+        a, b = b, a
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev_diag, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev_diag, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev_diag + (ca != cb))
+    return row[-1]
+
+
+def pair_components(gold: list[str], pred: list[str], threshold: float = SIMILARITY_MIN) -> dict[str, str]:
+    """One-to-one gold -> predicted name pairs (reference scorer's matching).
+
+    Names are taken in sorted order. Equal keys pair first (each gold name takes the first
+    unused predicted name with its key). The remaining names pair by ``name_similarity`` of
+    their keys >= ``threshold``: the pairing with the most pairs wins, then the highest total
+    similarity (ties within 1e-12), then the smallest sorted tuple of (gold, pred) pairs.
+    """
+    gold, pred = sorted(gold), sorted(pred)
+    keys = {n: name_key(n) for n in (*gold, *pred)}
+    waiting: dict[str, list[str]] = {}
+    for name in pred:
+        waiting.setdefault(keys[name], []).append(name)
+    pairs: dict[str, str] = {}
+    left_gold = []
+    for name in gold:
+        same = waiting.get(keys[name])
+        if same:
+            pairs[name] = same.pop(0)
+        else:
+            left_gold.append(name)
+    taken = set(pairs.values())
+    left_pred = [n for n in pred if n not in taken]
+    options = {}
+    for g in left_gold:
+        scored = [(p, name_similarity(keys[p], keys[g])) for p in left_pred]
+        scored = [(p, s) for p, s in scored if s >= threshold]
+        if scored:
+            options[g] = sorted(scored, key=lambda o: (-o[1], o[0]))
+    pairs.update(_best_fuzzy(left_gold, options))
+    return pairs
+
+
+def _best_fuzzy(order: list[str], options: dict[str, list[tuple[str, float]]]) -> dict[str, str]:
+    """Exhaustive search over one-to-one fuzzy pairings, visiting leaves in the reference
+    order (each gold name first unpaired, then its options best first); a branch that cannot
+    reach the best pair count is cut, which never changes the winner."""
+    best = {"count": -1, "score": -1.0, "key": (), "pairs": {}}
+    chosen: dict[str, str] = {}
+    used: set[str] = set()
+
+    def visit(idx: int, count: int, total: float) -> None:
+        if count + (len(order) - idx) < best["count"]:
+            return
+        if idx == len(order):
+            key = tuple(sorted(chosen.items()))
+            tie = count == best["count"] and abs(total - best["score"]) <= 1e-12
+            if (count > best["count"] or (count == best["count"] and total > best["score"] + 1e-12)
+                    or (tie and (not best["key"] or key < best["key"]))):
+                best.update(count=count, score=total, key=key, pairs=dict(chosen))
+            return
+        gold = order[idx]
+        visit(idx + 1, count, total)
+        for pred, sim in options.get(gold, ()):
+            if pred not in used:
+                used.add(pred)
+                chosen[gold] = pred
+                visit(idx + 1, count + 1, total + sim)
+                del chosen[gold]
+                used.discard(pred)
+
+    visit(0, 0, 0.0)
+    return best["pairs"]
+
+
+def f1(correct: float, n_pred: int, n_gold: int) -> float:
+    """F1 of P = correct / n_pred and R = correct / n_gold (each 0 when its base is 0)."""
+    p = correct / n_pred if n_pred > 0 else 0.0
+    r = correct / n_gold if n_gold > 0 else 0.0
+    return 0.0 if p + r <= 0.0 else 2.0 * p * r / (p + r)
+
+
+# ------------------------------------------------------------------------- one reply
+def score_fields(pred: dict, gold: dict) -> tuple[dict[str, float], list[tuple[str, str]], dict]:
+    """Per-reply values (0-1) of the metrics that need no model, the (pred, gold) COMI text
+    pairs, and the component counts ``{"pred", "gold"}`` COMI needs once BERTScore is in."""
+    head = pred["现代字典字头"]
+    script_p = SCRIPT_SAME.get(pred["字形"].strip(), pred["字形"].strip())
+    script_g = SCRIPT_SAME.get(gold["字形"].strip(), gold["字形"].strip())
+    forms_p, forms_g = set(pred["造字法"]), set(gold["造字法"])
+    values = {
+        "CHAR": float(bool(head) and head == gold["现代字典字头"]),
+        "SCRC": float(bool(script_p) and script_p == script_g),
+        "STRC": float(bool(pred["结构"]) and pred["结构"] == gold["结构"]),
+        "FORC": float(forms_p == forms_g),
+        "FORC_partial": (len(forms_p & forms_g) / len(forms_g)) if forms_g else float(not forms_p),
+    }
+    comps_p, comps_g = pred["构件"], gold["构件"]
+    pairs = pair_components(list(comps_g), list(comps_p))
+    right_fn = sum(float(set(comps_p[p]["功能"]) == set(comps_g[g]["功能"])) for g, p in pairs.items())
+    right_evo = sum(float(comps_p[p]["演变类型"] == comps_g[g]["演变类型"]) for g, p in pairs.items())
+    counts = {"pred": len(comps_p), "gold": len(comps_g)}
+    values["COMR"] = f1(float(len(pairs)), counts["pred"], counts["gold"])
+    values["COMF"] = f1(right_fn, counts["pred"], counts["gold"])
+    values["COME"] = f1(right_evo, counts["pred"], counts["gold"])
+    texts = [(comps_p[p]["解释"], comps_g[g]["解释"]) for g, p in pairs.items()]
+    return values, texts, counts
+
+
+# ------------------------------------------------------------------------ model stages
+def _bertscore_fn(settings: object) -> tuple[Callable | None, dict]:
+    """(pairs scorer or None, record). ``settings`` may carry ``scorer``: a callable
+    ``(candidates, references) -> list[float]`` used instead of ``bert_score`` (any other
+    keys are ``ScorerSettings`` fields)."""
+    if isinstance(settings, dict) and "scorer" in settings:
+        settings = dict(settings)
+        fn = settings.pop("scorer")
+        cfg = coerce_settings(settings)
+        if fn is None or not cfg.bertscore:
+            return None, {"unavailable": _NO_BERTSCORE}
+        return fn, {"model": getattr(fn, "__name__", type(fn).__name__), "custom": True}
+    cfg = coerce_settings(settings)
+    if not cfg.bertscore:
+        return None, {"unavailable": f"{_NO_BERTSCORE} (bertscore=False)"}
+    stage = BertScoreStage(cfg.bertscore_model, cfg.bertscore_layers, cfg.batch_size, cfg.device)
+
+    def run(cands: list[str], refs: list[str]) -> list[float]:
+        return stage.score_pairs(cands, refs, progress=cfg.progress)
+
+    run.describe = stage.describe  # type: ignore[attr-defined]
+    return run, {}
+
+
+def _bert_values(fn: Callable | None, pairs: list[tuple[str, str]], record: dict) -> list[float] | None:
+    """BERTScore F1 of each (candidate, reference); 0 where a side is empty after trimming.
+    None when no scorer is configured or it cannot load (the reason goes into ``record``)."""
+    if fn is None:
+        return None
+    todo = [k for k, (c, r) in enumerate(pairs) if c.strip() and r.strip()]
+    out = [0.0] * len(pairs)
+    if todo:
+        try:
+            got = fn([pairs[k][0].strip() for k in todo], [pairs[k][1].strip() for k in todo])
+        except BertScoreUnavailable as exc:
+            record["unavailable"] = str(exc)
+            return None
+        for k, v in zip(todo, got):
+            out[k] = float(v)
+    if hasattr(fn, "describe"):
+        record.update(fn.describe())
+    return out
+
+
+def reference_judge_score(raw: str | None, axis_name: str) -> float | None:
+    """A judge reply read as the authors' judge step reads it: the reply's JSON object, then
+    ``score`` (or ``{axis: {"score"}}``, or ``{axis: n}``), rounded half-to-even and clamped
+    to 0..4; a value that is not a number reads 0, a missing score reads 0. None (a judge
+    failure, left out of the means) when the reply holds no JSON object."""
+    try:
+        obj = reply_object(raw)
+    except UnreadableReply:
+        return None
+    if "score" in obj:
+        value = obj.get("score")
+    elif isinstance(obj.get(axis_name), dict):
+        value = obj[axis_name].get("score")
+    else:
+        value = obj.get(axis_name, 0)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = 0.0
+    try:
+        return float(max(0, min(4, int(round(number)))))
+    except (ValueError, OverflowError):  # NaN / infinity: the reference step fails on them
+        return None
+
+
+def _judge_values(judge: object, jobs: list[tuple[str, str, str]], record: dict) -> list[float | None] | None:
+    """Judge 0-4 per (metric, reference text, prediction text); None per failed judgement;
+    None overall when no judge is configured. ``judge``: an object with
+    ``judge(requests, progress=)`` (``metrics.acce.judge.Judge``) or a callable
+    ``(axis, reference, prediction) -> score | None``."""
+    if judge is None or judge is False:
+        return None
+    if not jobs:
+        return []
+    if hasattr(judge, "judge"):
+        results = judge.judge([JudgeRequest(JUDGE_AXES[m][0], ref, pred) for m, ref, pred in jobs], progress=False)
+        if hasattr(judge, "describe"):
+            record.update(judge.describe())
+        out: list[float | None] = []
+        for (metric, _, _), res in zip(jobs, results):
+            # A JSON reply is read with the reference rules; other replies with the strict parser.
+            score = reference_judge_score(res.raw, JUDGE_AXES[metric][1]) if res.raw else None
+            out.append(score if score is not None else (None if res.score is None else float(res.score)))
+        return out
+    if callable(judge):
+        vals = [judge(JUDGE_AXES[m][0], ref, pred) for m, ref, pred in jobs]
+        return [None if v is None else float(v) for v in vals]
+    raise TypeError(f"judge must be a Judge, a callable or None, not {type(judge).__name__}")
+
+
+# ----------------------------------------------------------------------------- scoring
+def score_paper(replies: list[str], references: list[dict], *, mode: str = "reference", settings: object = None,
+                judge: object = None) -> dict:
+    """Score one eight-field JSON reply per bench image (the paper's protocol).
+
+    Args:
+        replies: raw model replies, one per image (text; anything else is a failure).
+        references: per image the reference in the eight official field names
+            (``REFERENCE_FIELDS``), as a dict or its JSON text; 构件 is
+            ``{name: {"功能": [...], "演变类型": str, "解释": str}}``.
+        mode: ``"reference"`` (the authors' scorer, module doc) or ``"jiezi"`` (this
+            project's free-text scorer on the same replies).
+        settings: ``core.ScorerSettings`` or a dict of its fields (BERTScore model, layers,
+            ``bertscore=False`` to skip ORIM/COMI); a dict may also hold ``scorer``, a callable
+            ``(candidates, references) -> list[float]`` used in place of ``bert_score``.
+        judge: a ``metrics.acce.judge.Judge`` (or any object with its ``judge`` method), or a
+            callable ``(axis "FAC"/"SCE", reference, prediction) -> 0..4 | None``; None: EVOI
+            is not computed.
+
+    Returns:
+        ``{metric: {"success_mean", "with_failures", "n"}}`` for each of ``PAPER_METRICS``
+        on 0-100 (None when no reply has a value; a ``reason`` when not computed), plus
+        ``counts`` ``{"samples", "failures", "successes", "skipped"}``, ``per_item`` (per reply
+        a dict metric -> 0-100 value or None, or None for a failed reply), ``failures`` and
+        ``skipped`` (index and reason), ``not_computed``, ``protocol`` ("paper"), ``scoring``
+        (the mode) and ``settings``.
+
+    Raises:
+        ValueError: an unknown mode or lists of different lengths. A reference that cannot
+            be read is skipped and listed under ``skipped``, not raised.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    if len(replies) != len(references):
+        raise ValueError(f"{len(replies)} replies but {len(references)} references")
+    if mode == "jiezi":
+        return _score_jiezi(replies, references, settings, judge)
+    rows, golds, failures, skipped = _read_rows(replies, references)
+    not_computed: dict[str, str] = {}
+    record = {"bertscore": {}, "judge": {}}
+    _add_bertscore(rows, golds, settings, record["bertscore"], not_computed)
+    _add_judge(rows, golds, judge, record["judge"], not_computed)
+    result = summarize(rows, len(failures), not_computed)
+    result.update(counts={"samples": len(replies) - len(skipped), "failures": len(failures),
+                          "successes": sum(r is not None for r in rows), "skipped": len(skipped)},
+                  per_item=[None if r is None else {m: r.get(m) for m in PAPER_METRICS} for r in rows],
+                  failures=failures, skipped=skipped, not_computed=not_computed, protocol="paper",
+                  scoring="reference", settings=record)
+    return result
+
+
+def _read_rows(replies, references):
+    """Parse and score every reply without models: (rows, normalised references, failures,
+    skipped); a row is None for a failed or skipped reply, else a dict of 0-100 values plus
+    the private ``_texts`` / ``_counts`` / ``_pred`` the model stages need."""
+    rows: list[dict | None] = []
+    golds: list[dict | None] = []
+    failures: list[dict] = []
+    skipped: list[dict] = []
+    for i, (reply, reference) in enumerate(zip(replies, references)):
+        try:
+            gold = reference_record(reference)
+        except ValueError as exc:
+            skipped.append({"index": i, "field": "references", "reason": str(exc)})
+            rows.append(None)
+            golds.append(None)
+            continue
+        golds.append(gold)
+        try:
+            pred = normalize_record(reply_object(reply))
+        except UnreadableReply as exc:
+            failures.append({"index": i, "reason": str(exc)})
+            rows.append(None)
+            continue
+        values, texts, counts = score_fields(pred, gold)
+        row = {m: 100.0 * v for m, v in values.items()}
+        row.update(_texts=texts, _counts=counts, _pred=pred)
+        rows.append(row)
+    return rows, golds, failures, skipped
+
+
+def _add_bertscore(rows, golds, settings, record: dict, not_computed: dict) -> None:
+    """COMI (pair-weighted F1) and ORIM (left out where both texts are empty) per row."""
+    fn, info = _bertscore_fn(settings)
+    record.update(info)
+    pairs: list[tuple[str, str]] = []
+    plan = []
+    for row, gold in zip(rows, golds):
+        if row is None:
+            continue
+        start = len(pairs)
+        pairs.extend(row["_texts"])
+        orim = None
+        if row["_pred"]["本义"].strip() or gold["本义"].strip():
+            orim = len(pairs)
+            pairs.append((row["_pred"]["本义"], gold["本义"]))
+        plan.append((row, start, len(row["_texts"]), orim))
+    values = _bert_values(fn, pairs, record)
+    if values is None:
+        not_computed["COMI"] = not_computed["ORIM"] = record.get("unavailable", _NO_BERTSCORE)
+        return
+    for row, start, n_pairs, orim in plan:
+        weight = sum(values[start:start + n_pairs])
+        row["COMI"] = 100.0 * f1(weight, row["_counts"]["pred"], row["_counts"]["gold"])
+        if orim is not None:
+            row["ORIM"] = 100.0 * values[orim]
+
+
+def _add_judge(rows, golds, judge, record: dict, not_computed: dict) -> None:
+    """EVOI_FAC / EVOI_SCE per row whose reference evolution text is non-empty."""
+    jobs, targets = [], []
+    for row, gold in zip(rows, golds):
+        if row is None or not gold["历代字形演变"].strip():
+            continue
+        for metric in JUDGE_AXES:
+            jobs.append((metric, gold["历代字形演变"].strip(), row["_pred"]["历代字形演变"].strip()))
+            targets.append((row, metric))
+    values = _judge_values(judge, jobs, record)
+    if values is None:
+        not_computed["EVOI_FAC"] = not_computed["EVOI_SCE"] = _NO_JUDGE
+        return
+    failed = 0
+    for (row, metric), value in zip(targets, values):
+        if value is None:
+            failed += 1
+        else:
+            row[metric] = JUDGE_SCALE * value
+    record["failures"] = failed
+
+
+def summarize(rows: Sequence[dict | None], n_failures: int, not_computed: dict[str, str]) -> dict:
+    """Per metric: ``success_mean`` over the rows holding it, ``with_failures`` = that mean x
+    successes / (successes + failures) (the authors' aggregate), ``n`` rows used."""
+    successes = sum(r is not None for r in rows)
+    scale = successes / (successes + n_failures) if successes + n_failures else 0.0
+    out: dict[str, dict] = {}
+    for metric in PAPER_METRICS:
+        values = [r[metric] for r in rows if r is not None and r.get(metric) is not None]
+        if metric in not_computed:
+            out[metric] = {"success_mean": None, "with_failures": None, "n": 0, "reason": not_computed[metric]}
+            continue
+        mean = sum(values) / len(values) if values else None
+        out[metric] = {"success_mean": mean, "with_failures": None if mean is None else mean * scale,
+                       "n": len(values)}
+    return out
+
+
+# --------------------------------------------------------------------------- jiezi mode
+_JIEZI_FIELDS = (("CHAR", "现代字典字头"), ("SCRC", "字形"), ("STRC", "结构"), ("FORC", "造字法"),
+                 (["COMR", "COMF", "COMI", "COME"], "构件"), ("ORIM", "本义"), ("EVOI", "历代字形演变"))
+
+
+def _field_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)) and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "、".join(value)
+    return str(value)
+
+
+def jiezi_reference(reference: object) -> dict:
+    """An eight-field reference in this project's ``answer_struct`` keys (one dict serving
+    every subtask): character, script, structure, formation, components, original_meaning,
+    evolution. Raises ``ValueError`` like ``reference_record``."""
+    if isinstance(reference, str):
+        try:
+            reference = json.loads(reference)
+        except ValueError as exc:
+            raise ValueError(f"reference is text but not JSON ({exc})") from None
+    if not isinstance(reference, dict):
+        raise ValueError(f"reference is {type(reference).__name__}: expected an object with {list(REFERENCE_FIELDS)}")
+    comps = reference.get("构件") if isinstance(reference.get("构件"), dict) else {}
+    return {
+        "character": _field_text(reference.get("现代字典字头")), "script": _field_text(reference.get("字形")),
+        "structure": _field_text(reference.get("结构")),
+        "formation": text_list(reference.get("造字法")) or _field_text(reference.get("造字法")),
+        "components": [{"name": name, "functions": text_list((a or {}).get("功能")),
+                        "interpretation": _field_text((a or {}).get("解释")),
+                        "evolution_type": _field_text((a or {}).get("演变类型")) or None}
+                       for name, a in comps.items() if isinstance(a, dict) or a is None],
+        "original_meaning": _field_text(reference.get("本义")), "evolution": _field_text(reference.get("历代字形演变")),
+    }
+
+
+def _score_jiezi(replies, references, settings, judge) -> dict:
+    """The same replies through ``core.score``: one item per (reply, field); a reply without
+    a JSON object gives its whole text to every field's extractor."""
+    preds, refs, subtasks, owner = [], [], [], []
+    failures, skipped = [], []
+    for i, (reply, reference) in enumerate(zip(replies, references)):
+        try:
+            ref = jiezi_reference(reference)
+        except ValueError as exc:
+            skipped.append({"index": i, "field": "references", "reason": str(exc)})
+            continue
+        try:
+            obj = reply_object(reply)
+        except UnreadableReply as exc:
+            failures.append({"index": i, "reason": str(exc)})
+            obj = None
+        for subtask, field in _JIEZI_FIELDS:
+            preds.append(_field_text(obj.get(field)) if obj is not None else ("" if reply is None else str(reply)))
+            refs.append(ref)
+            subtasks.append(subtask)
+            owner.append(i)
+    res = score(preds, refs, subtasks, settings=settings, judge=judge if judge is not None else False, details=True)
+    bad = {s["index"] for s in skipped}
+    per_item: list[dict | None] = [None if i in bad else {} for i in range(len(replies))]
+    for cell in res["items"]:
+        slot = per_item[owner[cell["index"]]]
+        if slot is not None:
+            slot[cell["metric"]] = cell["score"]
+            if cell["metric"] == "FORC":
+                slot["FORC_partial"] = cell["partial"] if cell["score"] is not None else None
+    out = {}
+    for metric in PAPER_METRICS:
+        base = "FORC" if metric == "FORC_partial" else metric
+        counts = res["counts"].get(base, {})
+        out[metric] = {"success_mean": res["lenient"].get(metric), "with_failures": res.get(metric),
+                       "n": counts.get("scored", 0)}
+        if metric in res["not_computed"]:
+            out[metric]["reason"] = res["not_computed"][metric]
+    out.update(counts={"samples": len(replies) - len(skipped), "failures": len(failures),
+                       "successes": len(replies) - len(skipped) - len(failures), "skipped": len(skipped)},
+               per_item=per_item, failures=failures, skipped=skipped + res["skipped"],
+               not_computed=res["not_computed"], protocol="paper", scoring="jiezi", settings=res["settings"],
+               warnings=res["warnings"])
+    return out
+
+
+# ------------------------------------------------------------- bench rows -> reference
+def official_reference(structs: Sequence[dict]) -> dict:
+    """The eight-field reference of one bench image from its questions' ``answer_struct``
+    dicts (this project's keys: character, script, structure, formation + yisheng,
+    components, original_meaning, evolution; ARCHITECTURE.md).
+
+    A field no question covers is empty (``""``, ``[]`` or ``{}``). Formation labels get
+    their ``...字`` form and a 亦声 flag adds 会意字 beside 形声字 (the two-label set the paper's
+    FORC compares). Components come from the question that states the most attributes
+    (the full component question, with evolution types, over the aspect question).
+    Raises ``ValueError`` when a struct is not a dict.
+    """
+    out = {name: "" for name in REFERENCE_FIELDS}
+    out.update(造字法=[], 构件={})
+    best_components: tuple[int, list] = (-1, [])
+    for struct in structs:
+        if isinstance(struct, str):
+            struct = json.loads(struct)
+        if not isinstance(struct, dict):
+            raise ValueError(f"answer_struct is {type(struct).__name__}, expected an object")
+        for key, name in (("character", "现代字典字头"), ("script", "字形"), ("structure", "结构"),
+                          ("original_meaning", "本义"), ("evolution", "历代字形演变")):
+            if struct.get(key) and not out[name]:
+                out[name] = SCRIPT_OFFICIAL.get(str(struct[key]), str(struct[key])) if key == "script" else str(struct[key])
+        if struct.get("formation") and not out["造字法"]:
+            labels = text_list(struct["formation"])
+            if struct.get("yisheng"):
+                labels += [x for x in ("形声", "会意") if x not in labels]
+            out["造字法"] = [f"{x}字" if x in FORMATION_SHORT else x for x in labels]
+        comps = struct.get("components")
+        if isinstance(comps, list) and comps:
+            richness = sum(len([k for k in ("functions", "interpretation", "evolution_type") if c.get(k)])
+                           for c in comps if isinstance(c, dict))
+            if richness > best_components[0]:
+                best_components = (richness, comps)
+    for comp in best_components[1]:
+        if isinstance(comp, dict) and comp.get("name"):
+            attrs = {"功能": list(comp.get("functions") or []), "解释": str(comp.get("interpretation") or "")}
+            if comp.get("evolution_type"):
+                attrs["演变类型"] = str(comp["evolution_type"])
+            out["构件"][str(comp["name"])] = attrs
+    return out

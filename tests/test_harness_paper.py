@@ -1,0 +1,255 @@
+"""`jiezi eval --protocol paper` (issue 13): one eight-field JSON request per bench image,
+against a real OpenAI-compatible server on 127.0.0.1 and with the retrieval baseline; the
+official layouts built from this project's fixtures in temporary folders (the official
+files are never shipped); the leaderboard's protocol/scoring separation."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import datasets
+import pytest
+from harness_fixtures import build_hub_folders
+
+from harness import leaderboard as lb
+from harness.backends import image_data_url
+from harness.bench import load_bench
+from harness.official import (
+    import_official_bench,
+    import_official_dataset,
+    read_official_bench,
+)
+from harness.prompts import PAPER_PROMPT
+from harness.protocol_paper import evaluate_paper, load_paper_images
+from harness.run import EvalOptions
+from metrics.acce.paper import REFERENCE_FIELDS
+
+
+class PaperServer:
+    """Chat completions on 127.0.0.1: the reply for an image is ``replies[sha256 of its PNG
+    data URL]`` (default ``"{}"``); every request is kept (messages, image hashes)."""
+
+    def __init__(self, replies: dict[str, str] | None = None):
+        self.replies = replies or {}
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                hashes = [hashlib.sha256(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])).hexdigest()
+                          for m in body["messages"] if isinstance(m["content"], list)
+                          for p in m["content"] if p["type"] == "image_url"]
+                with server.lock:
+                    server.requests.append({"messages": body["messages"], "images": hashes})
+                answer = server.replies.get(hashes[0] if hashes else "", "{}")
+                data = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}],
+                                   "usage": {"prompt_tokens": 10, "completion_tokens": 5}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    bench, data = build_hub_folders(tmp_path_factory.mktemp("hub"))
+    return {"bench": bench, "dataset": data}
+
+
+def _opts(hub, out: Path, model: str, **kw) -> EvalOptions:
+    base = {"model": model, "bench": str(hub["bench"]), "output": out, "gallery": str(hub["dataset"]),
+            "progress": False, "bertscore": False, "concurrency": 4, "max_retries": 0, "timeout": 20,
+            "cache_dir": out.parent / "cache"}
+    base.update(kw)
+    return EvalOptions(**base)
+
+
+def _png_hash(image) -> str:
+    """The hash the server sees for ``image`` (the backend sends it as PNG)."""
+    return hashlib.sha256(base64.b64decode(image_data_url(image).split(",", 1)[1])).hexdigest()
+
+
+def test_images_are_one_row_each_with_an_eight_field_reference(hub):
+    rows = load_bench(hub["bench"], "all", "test")
+    ds, info = load_paper_images(hub["bench"])
+    assert len(ds) == len(set(rows["image_id"])) and info["layout"].startswith("hub")
+    ref = json.loads(ds[0]["reference"])
+    assert tuple(ref) == REFERENCE_FIELDS and ref["现代字典字头"] == ds[0]["character"]
+    assert all(isinstance(ref["构件"][n]["功能"], list) for n in ref["构件"])
+
+
+def test_openai_paper_run_one_request_per_image_and_both_scorings(hub, tmp_path, monkeypatch):
+    monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
+    ds, _ = load_paper_images(hub["bench"])
+    replies = {_png_hash(r["image"]): r["reference"] for r in ds}  # a perfect answerer ...
+    wrong = _png_hash(ds[0]["image"])
+    replies[wrong] = "我不知道这个字。"  # ... except one refusal without JSON
+    server = PaperServer(replies)
+    try:
+        res = evaluate_paper(_opts(hub, tmp_path / "run", f"openai:tiny-vl@{server.url}"))
+        assert len(server.requests) == len(ds)  # one request per image, not per question
+        user = server.requests[0]["messages"][-1]["content"]
+        assert any(p.get("text") == PAPER_PROMPT for p in user)
+        assert server.requests[0]["messages"][0]["role"] == "system"
+        n = len(ds)
+        assert res["protocol"] == "paper" and res["scoring"] == "reference"
+        assert res["scores"]["counts"] == {"samples": n, "failures": 1, "successes": n - 1, "skipped": 0}
+        # the references answer themselves: 100 over successes, x (n-1)/n with the failure
+        assert res["scores"]["CHAR"]["success_mean"] == 100.0
+        assert res["scores"]["CHAR"]["with_failures"] == pytest.approx(100.0 * (n - 1) / n)
+        assert res["scores_jiezi"]["CHAR"]["success_mean"] == 100.0
+        preds = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text("utf-8").splitlines()]
+        assert [p["id"] for p in preds] == ds["image_id"]
+        # a rerun asks nothing again
+        again = evaluate_paper(_opts(hub, tmp_path / "run", f"openai:tiny-vl@{server.url}"))
+        assert len(server.requests) == n and again["run"]["requests"] == 0
+    finally:
+        server.close()
+
+
+def test_prompt_file_replaces_our_prompt_and_system_turn(hub, tmp_path, monkeypatch):
+    monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
+    prompt = tmp_path / "theirs.txt"
+    prompt.write_text("Return the eight-field JSON.\n", "utf-8")
+    server = PaperServer()
+    try:
+        res = evaluate_paper(_opts(hub, tmp_path / "run", f"openai:tiny-vl@{server.url}", limit=2), prompt_file=prompt)
+    finally:
+        server.close()
+    msgs = server.requests[0]["messages"]
+    assert [m["role"] for m in msgs] == ["user"]
+    assert any(p.get("text") == "Return the eight-field JSON." for p in msgs[0]["content"])
+    assert res["prompt"]["file"] == str(prompt) and "sha256" in res["prompt"]
+    # "{}" parses: no failure, but nothing right
+    assert res["scores"]["counts"]["failures"] == 0 and res["scores"]["CHAR"]["success_mean"] == 0.0
+
+
+def test_retrieval_paper_run_composes_the_json(hub, tmp_path):
+    res = evaluate_paper(_opts(hub, tmp_path / "run", "retrieval"))
+    preds = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text("utf-8").splitlines()]
+    assert len(preds) == res["bench"]["images"]
+    reply = json.loads(preds[0]["output"])
+    assert tuple(reply) == REFERENCE_FIELDS
+    assert res["scores"]["counts"]["failures"] == 0
+    assert res["scores"]["SCRC"]["success_mean"] is not None and res["scores_jiezi"]["COMR"]["n"] > 0
+
+
+def _official_fixture(hub, root: Path) -> Path:
+    """The authors' runner layout written from this project's fixture bench."""
+    ds, _ = load_paper_images(hub["bench"])
+    for row in ds:
+        slug = f"{row['character']}_{row['image_id'][-6:]}"
+        folder = root / slug / "images"
+        folder.mkdir(parents=True)
+        row["image"].save(folder / f"{row['script']}_1.png")
+        truth = json.loads(row["reference"])
+        truth["现代字典字头"] = ""  # the runner takes the headword from entry.json
+        (folder / f"{row['script']}_1.json").write_text(json.dumps(truth, ensure_ascii=False), "utf-8")
+        entry = {"character": row["character"], "group": "g", "difficulty": "easy",
+                 "image_records": [{"local_path": f"images/{row['script']}_1.png", "category": row["script"]}]}
+        (root / slug / "entry.json").write_text(json.dumps(entry, ensure_ascii=False), "utf-8")
+    bad = root / "zz_broken"
+    bad.mkdir()
+    (bad / "entry.json").write_text('{"character": "X", "image_records": [{"local_path": "a.png"}]}', "utf-8")
+    return root
+
+
+def test_official_bench_layout_runs_and_imports(hub, tmp_path):
+    root = _official_fixture(hub, tmp_path / "official")
+    rows, problems = read_official_bench(root)
+    assert len(problems) == 1 and "a.json" in problems[0]["file"]
+    assert all(r["reference"]["现代字典字头"] == r["character"] for r in rows)
+    res = evaluate_paper(_opts(hub, tmp_path / "run", "retrieval", bench=str(root)))
+    assert res["bench"]["layout"] == "official" and res["bench"]["images"] == len(rows)
+    assert res["bench"]["problems"] and res["warnings"]
+
+    report = import_official_bench(root, tmp_path / "imported")
+    assert report["images"] == len(rows) and len(report["problems"]) == 1
+    images, info = load_paper_images(tmp_path / "imported")
+    assert info["layout"] == "hub:images" and len(images) == len(rows)
+    questions = load_bench(tmp_path / "imported", "all", "test")
+    assert set(questions["kind"]) >= {"CHAR", "SCRC", "STRC", "FORC", "COMP_FULL", "ORIM", "EVOI"}
+    with pytest.raises(FileExistsError):
+        import_official_bench(root, tmp_path / "imported")
+
+
+def test_official_dataset_rows_become_trl_rows(hub, tmp_path):
+    ds, _ = load_paper_images(hub["bench"])
+    (tmp_path / "src" / "images").mkdir(parents=True)
+    examples = []
+    for k, row in enumerate(list(ds)[:3]):
+        path = f"images/img_{k:05d}.png"
+        row["image"].save(tmp_path / "src" / path)
+        ref = json.loads(row["reference"])
+        for task, q, a in (("script", "请判断该字的字形类别。", ref["字形"]), ("meaning", "该字的本义是什么？", ref["本义"])):
+            examples.append({"id": f"{row['character']}_{k}::vqa::{task}", "image": path,
+                             "character": row["character"], "script": row["script"], "task": task,
+                             "question": q, "answer": a})
+    examples.append({"id": "x", "image": "images/missing.png", "character": "x", "script": "楷书", "task": "script",
+                     "question": "q", "answer": "a"})
+    vqa = tmp_path / "src" / "vqa_data.json"
+    vqa.write_text(json.dumps({"levels": [{"id": "l1", "tasks": ["script", "meaning"], "examples": examples}]},
+                              ensure_ascii=False), "utf-8")
+    report = import_official_dataset(vqa, tmp_path / "dataset")
+    assert report["rows"] == 3 and report["turns"] == 6 and len(report["problems"]) == 1
+    out = datasets.load_dataset("parquet", data_files=str(tmp_path / "dataset" / "all" / "train-*.parquet"),
+                                split="train")
+    row = out[0]
+    assert [m["role"] for m in row["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert row["messages"][0]["content"][0]["type"] == "image" and len(row["images"]) == 1
+    assert row["subtasks"] == ["SCRC", "ORIM"]
+
+
+def test_leaderboard_never_ranks_protocols_together(tmp_path):
+    board = tmp_path / "board"
+    (board / "submissions").mkdir(parents=True)
+    strong = lb.Row(id="s1", model_name="strong per-question", source="submitted",
+                    scores={**{m: 99.0 for m in lb.labels.METRICS}, "macro": 99.0})
+    data = strong.to_dict()
+    data.pop("created")
+    data.pop("protocol")
+    data.pop("scoring")  # a row stored before issue 13: read as per-question + jiezi
+    (board / "submissions" / "s1.json").write_text(json.dumps(data), "utf-8")
+    rows = lb.table(board)
+    paper = [r for r in rows if r.source == "reported in paper"]
+    assert all((r.protocol, r.scoring) == ("paper", "reference") for r in paper)
+    groups = [lb.protocol_group(r) for r in rows]
+    # the strong per-question row is never ranked among (above) the paper's rows
+    assert groups == sorted(groups, key=lambda g: lb.PROTOCOL_ORDER.index(g))
+    assert rows[-1].model_name == "strong per-question"
+
+
+def test_space_board_ranks_within_a_protocol(tmp_path):
+    from space import board as space_board
+
+    board = tmp_path / "board"
+    (board / "submissions").mkdir(parents=True)
+    row = lb.Row(id="s1", model_name="strong per-question", source="submitted",
+                 scores={**{m: 99.0 for m in lb.labels.METRICS}, "macro": 99.0})
+    data = row.to_dict()
+    data.pop("created")
+    (board / "submissions" / "s1.json").write_text(json.dumps(data), "utf-8")
+    frame = space_board.table(board)
+    mine = frame[frame["model"] == "strong per-question"].iloc[0]
+    assert "per-question protocol" in mine["bench"] and "jiezi scoring" in mine["bench"]
+    assert mine["#"] == "b1"  # ranked apart from the paper's rows, however high its macro
+    assert set(frame.loc[frame["source"] == space_board.PAPER, "bench"]) == {space_board.PAPER_BENCH}

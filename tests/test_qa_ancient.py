@@ -1,0 +1,254 @@
+"""Issue 12, items 3, 5 and 6, on records the real records stage builds from the source cache.
+
+- Answers true to the glyph shown: an Oracle-MNIST scan gets no structure, component or
+  formation answer (never the modern character's IDS: 翌 is not ⿱羽立 形声 in 甲骨文), a
+  seal image Shuowen's analysis of the seal, and every question but CHAR / SCRC names the
+  script shown.
+- The evolution rules on each case the review found wrong (regression tests).
+- EVOI references: stages the evidence attests, Duan's later forms, nothing about the
+  dataset, and the template-diversity figures.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from builder.qa import templates as T
+from builder.qa.compose import (
+    BENCH, DATASET, EARLY_FORM_REASON, L2_KINDS, FONT_REGION_REASON, _reading, bench_eligible, bench_qa,
+    dataset_qa, facts_for, image_missing,
+)
+from builder.qa.evolution import EvidenceIndex, derive, strip_inherited
+from builder.qa.stage import load_duan, load_modern_forms, template_diversity
+from builder.records.build import BuildOptions, build
+from builder.schema import GlyphImage, GlyphRecord
+from builder.skips import SkipLog
+
+OBI_CLASSES = "大日月牛翌田勿矢巳木"  # the ten Oracle-MNIST classes
+AUDITED = "信䉠饕昔芸蕓机機郊邑祀示理玉舊隼鵻谋謀某帙鎌鐮镰赎贖卖賣耿牛佗它"
+ALL = {"shuowen", "duan", "unihan", "cjkvi-ids", "makemeahanzi"}
+
+
+def _read(out: Path) -> list[GlyphRecord]:
+    return [GlyphRecord.model_validate_json(line) for line in open(out / "records.jsonl", encoding="utf-8")]
+
+
+@pytest.fixture(scope="module")
+def obi_records(sources_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("obi")
+    build(BuildOptions(output=out, sources=sources_dir, characters=OBI_CLASSES, fonts=["TW-Kai"], progress=False))
+    recs = _read(out)
+    strip_inherited(recs)
+    return recs
+
+
+@pytest.fixture(scope="module")
+def audited(sources_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("audited")
+    build(BuildOptions(output=out, sources=sources_dir, characters=AUDITED, images=False, progress=False))
+    recs = _read(out)
+    removed = strip_inherited(recs)
+    skips = SkipLog()
+    index = EvidenceIndex(recs, duan=load_duan(sources_dir, skips), modern=load_modern_forms(sources_dir, skips))
+    return {r.id: r for r in recs}, index, removed
+
+
+def _evo(audited, rid, sources=ALL):
+    recs, index, _ = audited
+    return derive(recs[rid], index, sources)
+
+
+def _types(evo):
+    return {k: (v.type, v.rule) for k, v in evo.components.items()}
+
+
+# --- item 3: answers true to the glyph shown ------------------------------------------------
+
+def test_no_oracle_mnist_glyph_gets_a_modern_ids_answer(obi_records):
+    index = EvidenceIndex(obi_records)
+    scans = [r for r in obi_records if r.script == "甲骨文" and any(im.source == "oracle-mnist" for im in r.images)]
+    assert {r.character for r in scans} == set(OBI_CLASSES)
+    for rec in scans:
+        for profile in (DATASET, BENCH):
+            facts = facts_for(rec, profile, index)
+            assert facts.structure is None and facts.formation is None and facts.components == []
+            assert all(facts.missing[k] == EARLY_FORM_REASON for k in L2_KINDS if k in facts.missing)
+            assert {k for k in L2_KINDS} <= set(facts.missing)
+            qas = dataset_qa(facts, rec.images[0], 0) if profile is DATASET else (
+                bench_qa(facts, rec.images[0], 0, second_component=True) if bench_eligible(facts) else [])
+            for q in qas:
+                assert q.subtask not in ("STRC", "COMR", "FORC"), (rec.id, q.kind)
+                assert not (set(q.answer_struct) & {"structure", "components", "formation"}), (rec.id, q.kind)
+                sources = {p["source"] for p in q.provenance if p["field"] in ("structure", "components", "formation")}
+                assert not sources & {"cjkvi-ids", "makemeahanzi"}, (rec.id, q.kind)
+                if q.kind not in ("CHAR", "SCRC", "EXEGESIS"):
+                    assert q.question.startswith("图中字形为甲骨文。")
+    # 翌 in 甲骨文 is the 羽-shaped graph used by loan: the modern ⿱羽立 形声 never appears,
+    # while the regular-script record of the same character keeps its IDS answers
+    yi = next(r for r in scans if r.character == "翌")
+    texts = [q.answer for q in dataset_qa(facts_for(yi, DATASET, index), yi.images[0], 0, max_pairs=10)]
+    assert texts and not any("形声" in t or "「立」" in t for t in texts)
+    modern = next(r for r in obi_records if r.id == "翌_楷书")
+    assert facts_for(modern, DATASET, index).formation[0].label == "形声"
+
+
+def test_early_form_in_the_bench_is_asked_only_l1_l3_l4(obi_records):
+    index = EvidenceIndex(obi_records)
+    rec = next(r for r in obi_records if r.id == "月_甲骨文")
+    facts = facts_for(rec, BENCH, index)
+    assert bench_eligible(facts)
+    kinds = [q.kind for q in bench_qa(facts, rec.images[0], 0, second_component=True)]
+    assert kinds == ["CHAR", "SCRC", "ORIM", "EVOI"]
+
+
+def test_seal_image_gets_shuowens_analysis_of_the_seal(obi_records):
+    index = EvidenceIndex(obi_records)
+    # 大: Shuowen 象人形 (a pictograph, no parts named); the IDS ⿻一人 describes the modern
+    # form, so the seal image gets the formation but no structure or component answer
+    big = next(r for r in obi_records if r.id == "大_篆书")
+    f = facts_for(big, DATASET, index)
+    assert f.formation[0].label == "象形" and f.structure is None and f.components == []
+    # 日: Shuowen 从囗一，象形: the seal's parts are 囗 and 一, not the modern 独体 日
+    sun = next(r for r in obi_records if r.id == "日_篆书")
+    f = facts_for(sun, DATASET, index)
+    assert [c.name for c in f.components] == ["囗", "一"] and f.structure is None
+
+
+def test_questions_name_the_script_shown_except_char_and_scrc():
+    for kind in T.KINDS:
+        zh, en = T.question(kind, 0, script="金文")
+        named = zh.startswith("图中字形为金文。") and en.startswith("The glyph shown is in bronze script")
+        assert named != (kind in T.UNNAMED_SCRIPT_KINDS)
+        assert T.question(kind, 0) == T.question(kind, 0, script=None)
+        assert T.split_script_prefix(zh) == (("图中字形为金文。", T.question(kind, 0)[0]) if named else ("", zh))
+
+
+def test_font_drawing_another_decomposition_gets_no_structure_question(audited):
+    recs, index, _ = audited
+    rec = recs["舊_楷书"]
+    facts = facts_for(rec, DATASET, index)
+
+    def img(font):
+        return GlyphImage(id=f"font-{font}", path="x.png", script="楷书", source=f"font:{font}", licence="OFL-1.1",
+                          style="font-song", font=font, width=128, height=128, sha256="0" * 64)
+    # cjkvi-ids: 舊 ⿱萑臼 [GJK], ⿱雈臼 [T]; the record's IDS is the T one
+    assert rec.ids.value == "⿱雈臼"
+    assert image_missing(facts, img("Hanazono Mincho"))["STRC"] == FONT_REGION_REASON
+    assert image_missing(facts, img("TW-Sung")) == {}
+    assert not any(q.kind in ("STRC", "COMR", "COMP_FULL") for q in dataset_qa(facts, img("Hanazono Mincho"), 0, max_pairs=12))
+
+
+# --- item 5: the audited evolution cases ---------------------------------------------------
+
+def test_abbreviated_variant_gives_no_false_elaboration(audited):
+    t = _types(_evo(audited, "信_楷书"))
+    assert t["人"][0] == "保留" and "繁化" not in {v[0] for v in t.values()}
+    for rid in ("䉠_楷书", "饕_楷书"):
+        evo = _evo(audited, rid)
+        assert "繁化" not in {v[0] for v in _types(evo).values()}, rid
+        assert not any(s.rule == "evolution.elaboration.added_vs_variant" for s in evo.statements), rid
+
+
+def test_xi_has_no_component_can(audited):
+    recs, _, _ = audited
+    assert "殘" not in {c.name for c in recs["昔_楷书"].components}
+    assert "「殘」" not in _evo(audited, "昔_楷书").narrative()
+
+
+def test_simplification_only_for_one_to_one_pairs(audited):
+    for rid, other in (("芸_楷书", "蕓"), ("机_楷书", "機")):
+        evo = _evo(audited, rid)
+        assert other not in evo.narrative(), rid
+        assert "简化" not in {v[0] for v in _types(evo).values()}, rid
+    assert _types(_evo(audited, "芸_楷书"))["云"][0] == "保留"
+    # a real one-to-one pair keeps its claim
+    assert "繁体作「謀」" in _evo(audited, "谋_简体").narrative()
+
+
+def test_position_forms_are_one_label(audited):
+    recs, _, _ = audited
+    rules = set()
+    for rid, name in (("郊_楷书", "邑"), ("祀_楷书", "示"), ("理_楷书", "玉")):
+        t = _types(_evo(audited, rid))
+        comp = next(k for k in t if k in (name, "阝", "礻", "王"))
+        assert t[comp][0] == "保留", (rid, t)
+        rules.add(t[comp][1])
+    assert rules == {"evolution.retention.position_form"}
+    assert "讹变" not in _evo(audited, "理_楷书").narrative()
+
+
+def test_nothing_inherited_from_a_chongwen_headword(audited):
+    recs, index, removed = audited
+    assert removed > 0
+    rec = recs["隼_楷书"]
+    assert not any(p.source == "shuowen" and p.entry_id == "2368" for c in rec.components for p in c.provenance)
+    assert rec.formation is None or all(p.source != "shuowen" for p in rec.formation.provenance)
+    narrative = derive(rec, index, ALL).narrative()
+    assert "小篆作「鵻」" not in narrative and "或體" in narrative
+    assert _reading(index, "隼", frozenset(ALL))[0] == "sǔn"
+
+
+def test_modern_readings_come_from_unihan(audited):
+    _, index, _ = audited
+    assert _reading(index, "某", frozenset(ALL))[0] == "mǒu"
+    assert _reading(index, "帙", frozenset(ALL))[0] == "zhì"
+    recs, _, _ = audited
+    f = facts_for(recs["谋_简体"], BENCH, index)
+    interp = next(c.interpretation for c in f.components if c.name == "某")
+    assert "mǒu" in interp and "méi" not in interp
+
+
+def test_jian_modern_form_is_the_standard_one(audited):
+    narrative = _evo(audited, "鎌_楷书").narrative()
+    assert "「镰」" in narrative and "𰾮" not in narrative
+
+
+def test_shu_mai_is_phonetic(audited):
+    recs, _, _ = audited
+    mai = next(c for c in recs["赎_简体"].components if c.name == "卖")
+    assert "表音" in mai.functions
+
+
+def test_geng_keeps_only_shuowens_own_analysis(audited):
+    recs, _, _ = audited
+    assert {c.name for c in recs["耿_楷书"].components} == {"耳", "烓"}
+    assert "从光" not in _evo(audited, "耿_楷书").narrative()
+
+
+def test_niu_duan_rejection_is_no_agreement(audited):
+    recs, index, _ = audited
+    f = facts_for(recs["牛_楷书"], BENCH, index)
+    assert f.orim is None and f.missing["ORIM"] == "unconfirmed:original_meaning"
+
+
+def test_no_stray_english_interpretation(audited):
+    recs, _, _ = audited
+    assert all(c.interpretation != "Another" for c in recs["佗_楷书"].components)
+
+
+# --- item 6: EVOI references -----------------------------------------------------------------
+
+def test_evoi_traces_attested_stages_and_never_speaks_of_the_dataset(obi_records, audited):
+    index = EvidenceIndex(obi_records)
+    for rec in obi_records:
+        text = derive(rec, index, ALL).narrative()
+        assert "数据" not in text and "本数据" not in text
+    moon = derive(next(r for r in obi_records if r.id == "月_楷书"), index, ALL).narrative()
+    assert moon.index("甲骨文") < moon.index("小篆")
+    # Duan's 俗 statement on 鎌 (俗作鐮) as a stage of its own
+    jian = _evo(audited, "鎌_楷书")
+    assert any(s.rule == "evolution.duan_later_form" and "鐮" in s.zh for s in jian.statements)
+
+
+def test_template_diversity_figures():
+    refs = ["小篆作「江」，《说文》：「从水工聲」。", "小篆作「河」，《说文》：「从水可聲」。",
+            "甲骨文已见「月」字；小篆「月」为独体象形字。"]
+    d = template_diversity(refs)
+    assert d["references"] == 3 and d["skeletons"] == 2
+    assert d["top_skeleton_share"] == round(2 / 3, 4)
+    assert d["two_or_more_stages"] == round(1 / 3, 4)
+    assert d["mean_length"] == round(sum(map(len, refs)) / 3, 1)
+    assert template_diversity([])["skeletons"] == 0
