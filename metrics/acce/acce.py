@@ -14,6 +14,7 @@ import evaluate
 from .aggregate import aggregate
 from .aliases import ALIAS_TO_CANONICAL
 from .answers import ANSWERS
+from .eui import UCD_VERSION
 from .bertscore import DEFAULT_MODEL
 from .components import parse_components
 from .core import METRIC_VERSION, coerce_settings, parse_answer, score

