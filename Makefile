@@ -24,7 +24,7 @@ APT_LOCK_TIMEOUT ?= 900
 
 APT_PACKAGES := fontconfig fonts-noto-cjk fonts-cns11643-kai fonts-cns11643-sung fonts-arphic-ukai \
 	fonts-arphic-uming fonts-lxgw-wenkai fonts-babelstone-han fonts-hanazono fonts-wqy-zenhei \
-	chromium chromium-driver
+	chromium chromium-driver libcairo2
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup system-packages main test bench clean
@@ -50,6 +50,8 @@ main: setup
 	@test -d "$(JIEZI_SOURCES)" || $(JIEZI) sources fetch
 	$(JIEZI) build --output $(OUT)
 	$(JIEZI) eval --model retrieval --bench $(OUT)/jiezi-bench --output $(OUT)/eval/retrieval $(BERTSCORE)
+	@# again (cached): report.json and the bench card take the baseline's per-script scores
+	$(JIEZI) build --output $(OUT)
 	$(JIEZI) leaderboard submit $(OUT)/eval/retrieval/predictions.jsonl --model-name jiezi-retrieval-baseline --board $(OUT)/leaderboard $(BERTSCORE)
 	$(JIEZI) leaderboard show --board $(OUT)/leaderboard
 
