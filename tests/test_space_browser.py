@@ -226,8 +226,8 @@ def test_sketch_a_glyph(page):
 def test_a_glyph_outside_the_gallery_is_not_read(page, tmp_path):
     from playwright.sync_api import expect
 
-    png = tmp_path / "yu.png"
-    png.write_bytes(encode(glyph("鬱", transparent=True), "PNG"))  # no record of 鬱 in the gallery
+    png = tmp_path / "ding.png"
+    png.write_bytes(encode(glyph("鼎", transparent=True), "PNG"))  # no record of 鼎 in the gallery
     tab(page, "释字 Exegesis")
     tab(page, "上传 Upload")
     page.locator("#jz-upload input[type=file]").set_input_files(str(png))
