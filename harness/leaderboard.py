@@ -533,15 +533,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     :func:`open_board`). The same content already on the board returns the existing row
     with ``created=False``. Raises :class:`SubmissionError` with a plain-words message.
     """
-    name = check_model_name(model_name)
-    taken = {name_key(r.model_name): r.model_name for r in paper_rows()}
-    if name_key(name) in taken:
-        # The board shows these names as "reported in paper"; a submission under the same
-        # name, or one that only looks the same (full-width or Cyrillic letters), would make
-        # the comparison ambiguous.
-        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name_key(name)]!r}) "
-                              "or looks the same as one; choose a name that tells your run apart, e.g. add your "
-                              "organisation or a version")
+    name = _unreserved_name(model_name)
     meta = check_meta(meta)
     max_bytes = MAX_BYTES
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading
@@ -583,13 +575,33 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     }
     row = Row(id=sid, model_name=name, source="submitted", scores=scores, meta=meta,
               submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), details=details)
+    return _store_row(board, row, rows, row_path)
+
+
+def _unreserved_name(model_name: str) -> str:
+    """``model_name`` checked (:func:`check_model_name`) and not one of the paper's rows.
+    The board shows those names as "reported in paper"; a submission under the same name,
+    or one that only looks the same (full-width or Cyrillic letters, compared by
+    :func:`name_key`), would make the comparison ambiguous. Raises :class:`SubmissionError`."""
+    name = check_model_name(model_name)
+    taken = {name_key(r.model_name): r.model_name for r in paper_rows()}
+    if name_key(name) in taken:
+        raise SubmissionError(f"the model name {name!r} is a row reported in the paper ({taken[name_key(name)]!r}) "
+                              "or looks the same as one; choose a name that tells your run apart, e.g. add your "
+                              "organisation or a version")
+    return name
+
+
+def _store_row(board, row: Row, rows: list[dict], row_path: Path) -> Row:
+    """Write the stored predictions and ``row`` (each file exclusively); the row already on
+    the board when the same content arrived concurrently (``created=False``)."""
     preds = "".join(json.dumps({k: r.get(k) for k in ALLOWED_FIELDS if k in r}, ensure_ascii=False) + "\n"
                     for r in rows)
-    _write_exclusive(board.path / "predictions" / f"{sid}.jsonl", preds)
+    _write_exclusive(board.path / "predictions" / f"{row.id}.jsonl", preds)
     data = row.to_dict()
     data.pop("created")
     if not _write_exclusive(row_path, json.dumps(data, ensure_ascii=False, indent=1) + "\n"):
-        existing = load_row(row_path)  # the same content arrived concurrently
+        existing = load_row(row_path)
         existing.created = False
         return existing
     return row
