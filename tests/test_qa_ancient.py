@@ -28,7 +28,7 @@ from builder.schema import GlyphImage, GlyphRecord
 from builder.skips import SkipLog
 
 OBI_CLASSES = "大日月牛翌田勿矢巳木"  # the ten Oracle-MNIST classes
-AUDITED = "信䉠饕昔芸蕓机機郊邑祀示理玉舊隼鵻谋謀某帙鎌鐮镰赎贖卖賣耿牛佗它"
+AUDITED = "信䉠饕昔芸蕓机機郊邑祀示理玉舊隼鵻谋謀某帙鎌鐮镰赎贖卖賣耿牛佗它肰事仁瓔嬰尸"
 ALL = {"shuowen", "duan", "unihan", "cjkvi-ids", "makemeahanzi"}
 
 
@@ -252,3 +252,41 @@ def test_template_diversity_figures():
     assert d["two_or_more_stages"] == round(1 / 3, 4)
     assert d["mean_length"] == round(sum(map(len, refs)) / 3, 1)
     assert template_diversity([])["skeletons"] == 0
+
+
+# --- the independent review of 2026-12-01 (60 bench items, 40 dataset turns) ----------------
+
+def test_shuowen_variants_are_only_those_shuowen_records(audited):
+    # 肰: Shuowen has two 古文 (cjkvi lists the second again as 𦛡); 事: no 俗字 亊 in Shuowen
+    ran = _evo(audited, "肰_楷书").narrative()
+    assert "𦛡" not in ran and ran.count("《说文》收古文") == 2, ran
+    shi = _evo(audited, "事_楷书").narrative()
+    assert "亊" not in shi and "𠭏" not in shi, shi
+
+
+def test_a_variants_component_is_quoted_as_shuowen_writes_it(audited):
+    ren = _evo(audited, "仁_楷书").narrative()
+    assert "屍" not in ren, ren
+
+
+def test_a_radical_in_reduced_shape_is_explained_as_its_radical(audited):
+    recs, index, _ = audited
+    f = facts_for(recs["瓔_楷书"], DATASET, index)
+    interp = next(c.interpretation for c in f.components if c.name == "王")
+    assert "与「玉」有关" in interp and "与「王」有关" not in interp, interp
+
+
+def test_orim_questions_do_not_claim_a_reading_of_the_form_shown():
+    for zh, _en in T.TEMPLATES["ORIM"]:
+        assert "构形" not in zh and "造字之初" not in zh
+
+
+def test_audited_tracing_is_left_out(sources_dir, tmp_path):
+    from builder.glyphs.commons_ancient import AUDITED_OUT
+    build(BuildOptions(output=tmp_path, sources=sources_dir, characters="常", fonts=["TW-Kai"], progress=False))
+    rec = next(r for r in _read(tmp_path) if r.character == "常" and r.script == "金文") if any(
+        r.script == "金文" for r in _read(tmp_path)) else None
+    assert rec is None or not any(im.origin and "常-bronze" in im.origin for im in rec.images)
+    assert "svg/常-bronze.svg" in AUDITED_OUT
+    assert "glyph-audited-out" in (tmp_path / "skipped.jsonl").read_text("utf-8") or "常-bronze" in (
+        tmp_path / "skipped.jsonl").read_text("utf-8")

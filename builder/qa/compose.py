@@ -223,6 +223,22 @@ def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[
     return pinyin, fanqie, provs
 
 
+# Shapes that are also a radical's reduced form: 王 at the left of 瓔 is 玉 (radical 96),
+# 月 in 腿 is 肉 (radical 130). Unihan kRSUnicode names the radical the character is filed
+# under, which tells the two apart (王 in 皇 is 王).
+RADICAL_SHAPES: dict[str, tuple[str, str]] = {"王": ("96", "玉"), "月": ("130", "肉")}
+
+
+def _radical_meaning(name: str, record: GlyphRecord | None) -> str | None:
+    """The character a component written ``name`` stands for when it is the record's
+    radical in a reduced shape (:data:`RADICAL_SHAPES`), else None."""
+    if name not in RADICAL_SHAPES or record is None or record.radical_stroke is None:
+        return None
+    number, meaning = RADICAL_SHAPES[name]
+    rs = str(record.radical_stroke.value).split()[0]
+    return meaning if rs.split(".")[0].rstrip("'") == number else None
+
+
 def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], index: EvidenceIndex,
                             sources: frozenset[str], record: GlyphRecord | None = None
                             ) -> tuple[str, str, list[Provenance]] | None:
@@ -230,13 +246,15 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
     the formation and the readings; no fact beyond those fields."""
     # the radical alias only (氵 -> 水); OpenCC would turn 亏 into 虧, another character
     name = comp.name
-    canon = aliases.canonical(name) or name
+    canon = _radical_meaning(name, record) or aliases.canonical(name) or name
     alias = f"（即「{canon}」）" if canon != name and len(canon) == 1 else ""
     shown = written_as(record, name) if record is not None else None
     if shown is not None:  # the glyph writes 水 as 氵, 老 as 耂
         alias = f"（字中写作「{shown[0]}」）"
     funcs = set(comp.functions)
     provs = list(comp.provenance)
+    if _radical_meaning(name, record):
+        provs += list(record.radical_stroke.provenance)
     form = facts.formation[0].label if facts.formation else None
     if {"表意", "表音"} <= funcs:
         zh = f"「{name}」{alias}既表意又表音（亦声），兼示字义与读音"

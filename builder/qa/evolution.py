@@ -538,7 +538,10 @@ def _variants_uncached(index: EvidenceIndex, char: str, sources: frozenset[str],
     for rec in index.records(char):
         for v in rec.variants:
             provs = [p for p in v.provenance if p.source in sources]
-            if not provs or v.kind in ("繁體", "簡体", "異體"):
+            # narrated as 《说文》收…: only a 重文 Shuowen itself records. cjkvi-ids lists the
+            # same 古文 again under other code points (肰: 𥇃 and 𦛡) and adds 俗字 rows
+            # Shuowen lacks (事: 亊); those stay in the record, not in the narrative.
+            if not any(p.source == "shuowen" for p in provs) or v.kind in ("繁體", "簡体", "異體"):
                 continue
             key = (v.form, v.kind)
             if key not in out and not any(k[0] == v.form for k in out):  # one kind per form
@@ -882,10 +885,18 @@ def _rule_variant_comparison(ctx: _Ctx) -> None:
                     v.provenance + s_added.provenance)
         dropped = v.canon - seal_canon - modern_canon
         if ctx.seal and ctx.modern and dropped and not v.canon < seal_canon:
-            names = "、".join(f"「{d}」" for d in sorted(dropped))
+            names = "、".join(f"「{_as_written(d, v.analysis)}」" for d in sorted(dropped))
             ctx.say("evolution.dropped_vs_variant", f"{v.kind}「{v.form}」从{names}，篆文与今字形均不从此",
                     f"the {v.kind} form {v.form} has {', '.join(sorted(dropped))}, which the seal and modern forms lack",
                     v.provenance)
+
+
+def _as_written(canon: str, text: str) -> str:
+    """The component ``canon`` (a :func:`canonical_component` key) as ``text`` writes it:
+    the canonical key is OpenCC's traditional form, which can be another character (尸 ->
+    屍), so a narrative quotes the variant's own wording (仁: 古文…从尸). ``canon`` when
+    ``text`` has no character with that key."""
+    return next((ch for ch in text if canonical_component(ch) == canon), canon)
 
 
 def _rule_gujin(ctx: _Ctx) -> None:

@@ -160,10 +160,12 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
     "ORIM": [
         ("该字的本义是什么？",
          "What is the original meaning of this character?"),
-        ("请追溯该字造字之初所表示的意义。",
-         "Trace the meaning this character expressed when it was created."),
-        ("依其构形，这个字最初的意义是什么？",
-         "Going by its form, what did this character originally mean?"),
+        # the reference is Shuowen's gloss (of the seal form): a question must not claim it is
+        # read off the glyph shown, which may be an oracle-bone or bronze form (勿: 州里所建旗)
+        ("《说文》怎样解释该字的本义？",
+         "How does the Shuowen explain this character's original meaning?"),
+        ("据《说文》，这个字最初的意义是什么？",
+         "According to the Shuowen, what did this character originally mean?"),
     ],
     "EVOI": [
         ("请梳理该字的字形演变过程。",
