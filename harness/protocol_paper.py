@@ -115,33 +115,33 @@ def paper_messages(image, text: str, *, system: bool) -> list[dict]:
     return [{"role": "system", "content": [{"type": "text", "text": prompts.SYSTEM_PROMPT}]}, user]
 
 
+# Scripts whose forms no source analyses (builder.qa.compose.EARLY_FORM_SCRIPTS): the bench
+# asks them no L2 question, so the baseline does not answer one from the modern records.
+EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
+
+
 def compose_retrieval_json(baseline, sims, idx) -> str:
-    """The retrieval baseline's eight-field JSON for one image: the voted character and
-    script, structure and formation voted over the neighbours' characters, components,
-    original meaning and evolution from the first character that has them."""
-    if len(idx) == 0:
-        return "{}"
-    votes = baseline.character_votes(sims, idx)
-    script = baseline.script_vote(sims, idx)
-    facts = [(w, baseline.character_facts(c, script, rows)) for c, w, rows in votes]
-    out: dict = {"现代字典字头": votes[0][0], "字形": script, "造字法": [], "结构": "", "特殊结构": "",
+    """The retrieval baseline's eight-field JSON for one image, for ONE character: the
+    baseline decides the character and its script first (:meth:`RetrievalBaseline.decide`,
+    abstaining below its calibrated confidence: every field then stays empty), then every
+    field comes from that character's records (:meth:`RetrievalBaseline.character_facts`);
+    a field they lack stays empty, never borrowed from a neighbour. An early form (甲骨文,
+    金文) gets no structure, formation or components: no source analyses that form."""
+    out: dict = {"现代字典字头": "", "字形": "", "造字法": [], "结构": "", "特殊结构": "",
                  "构件": {}, "本义": "", "历代字形演变": ""}
-    for field, key in (("structure", "结构"), ("formation", "造字法")):
-        acc: dict[tuple, float] = {}
-        for w, f in facts:
-            if f.get(field):
-                value = tuple(f[field]) if field == "formation" else (f[field],)
-                acc[value] = acc.get(value, 0.0) + w
-        if acc:
-            best = max(acc, key=acc.get)
-            out[key] = [f"{x}字" for x in best] if field == "formation" else best[0]
-    for _, f in facts:
-        if f.get("components") and not out["构件"]:
-            out["构件"] = {c["name"]: {"功能": list(c.get("functions") or []), "演变类型": c.get("evolution_type") or "",
-                                      "解释": c.get("interpretation") or ""} for c in f["components"]}
-        for field, key in (("original_meaning", "本义"), ("evolution", "历代字形演变")):
-            if f.get(field) and not out[key]:
-                out[key] = f[field]
+    if len(idx) == 0:
+        return json.dumps(out, ensure_ascii=False)
+    d = baseline.decide(sims, idx, count=True)
+    if d.abstained:
+        return json.dumps(out, ensure_ascii=False)
+    f = baseline.character_facts(d.character, d.script, d.rows)
+    out.update({"现代字典字头": d.character, "字形": d.script, "本义": f.get("original_meaning") or "",
+                "历代字形演变": f.get("evolution") or ""})
+    if d.script not in EARLY_FORM_SCRIPTS:
+        out["结构"] = f.get("structure") or ""
+        out["造字法"] = [f"{x}字" for x in f.get("formation") or []]
+        out["构件"] = {c["name"]: {"功能": list(c.get("functions") or []), "演变类型": c.get("evolution_type") or "",
+                                  "解释": c.get("interpretation") or ""} for c in f.get("components") or []}
     return json.dumps(out, ensure_ascii=False)
 
 
