@@ -335,3 +335,18 @@ def test_selection_rules_deterministic_and_no_ancient_fallback(world_plan):
     small = bs.select(modern_only, facts, seed=0, target=20)
     assert len(small.images) == 20
     assert any("no ancient-script image" in w for w in small.stats["warnings"])
+
+
+def test_baseline_results_read_per_script_scores(tmp_path):
+    from builder.qa.bench_select import baseline_results
+
+    run = tmp_path / "eval" / "retrieval"
+    run.mkdir(parents=True)
+    res = {"format": "jiezi-eval-results/1", "model": {"spec": "retrieval"},
+           "bench": {"config": "all", "split": "test", "rows": 3},
+           "scores": {"CHAR": 50.0, "SCRC": 100.0},
+           "breakdown": {"script": {"金文": {"CHAR": 0.0, "SCRC": 100.0}, "楷书": {"CHAR": 100.0, "SCRC": 100.0}}}}
+    (run / "results.json").write_text(json.dumps(res, ensure_ascii=False), "utf-8")
+    got = baseline_results(tmp_path)["retrieval"]
+    assert got["overall"] == {"CHAR": 50.0, "SCRC": 100.0}
+    assert got["by_script"]["金文"] == {"CHAR": 0.0, "SCRC": 100.0}

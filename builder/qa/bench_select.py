@@ -621,7 +621,8 @@ def baseline_results(out_dir) -> dict:
         if spec != "retrieval" or bench.get("config", "all") != "all" or bench.get("split", "test") != "test":
             continue
         scores = res.get("scores") if isinstance(res.get("scores"), dict) else res
-        by_script = (scores.get("breakdown") or {}).get("script") or {}
+        # results.json keeps the breakdown beside the scores (older files: inside them)
+        by_script = (res.get("breakdown") or scores.get("breakdown") or {}).get("script") or {}
         metrics = [m for m in acce_labels.METRICS if scores.get(m) is not None]
         out[path.parent.name] = {
             "spec": spec, "rows": bench.get("rows"), "metrics": metrics,
