@@ -667,6 +667,20 @@ def _safe_name(path: Path) -> str | None:
         return None
 
 
+def score_differences(stored: dict, recomputed: dict, tolerance: float) -> dict[str, list]:
+    """``{metric: [stored, recomputed]}`` for every metric of ``recomputed`` whose stored
+    value differs by more than ``tolerance`` points (0-100 scale), or is None on one side
+    only; ``{}`` when every score is reproduced."""
+    differences = {}
+    for m, new in recomputed.items():
+        old = stored.get(m)
+        same = (old is None and new is None) or (
+            old is not None and new is not None and abs(float(old) - float(new)) <= tolerance)
+        if not same:
+            differences[m] = [old, new]
+    return differences
+
+
 def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance: float = 1e-4) -> dict:
     """Re-score a stored row from its stored predictions and check its stored scores.
 
@@ -695,13 +709,7 @@ def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance
                                 max_bytes=board.config.get("max_bytes", MAX_BYTES))
     res = _score(board, rows, bench_rows, progress)["result"]
     recomputed = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
-    differences = {}
-    for m, new in recomputed.items():
-        old = row.scores.get(m)
-        same = (old is None and new is None) or (
-            old is not None and new is not None and abs(float(old) - float(new)) <= tolerance)
-        if not same:
-            differences[m] = [old, new]
+    differences = score_differences(row.scores, recomputed, tolerance)
     content_ok = content_id(rows) == row.id
     return {"row": row.id, "model_name": row.model_name, "ok": content_ok and not differences,
             "content_ok": content_ok, "checked": len(recomputed), "differences": differences, "scores": recomputed}
@@ -936,13 +944,7 @@ def verify_paper(board: Board, row: Row, preds: Path, *, progress: bool = False,
     rows = validate_predictions(preds.read_bytes(), images["ids"], max_bytes=board.config.get("max_bytes", MAX_BYTES))
     bertscore = (row.details.get("bertscore") or {}).get("computed", True)
     recomputed = _score_paper(board, rows, images, row.scoring, progress, bertscore)["scores"]
-    differences = {}
-    for m, new in recomputed.items():
-        old = row.scores.get(m)
-        same = (old is None and new is None) or (
-            old is not None and new is not None and abs(float(old) - float(new)) <= tolerance)
-        if not same:
-            differences[m] = [old, new]
+    differences = score_differences(row.scores, recomputed, tolerance)
     content_ok = paper_row_id(rows, row.scoring) == row.id
     return {"row": row.id, "model_name": row.model_name, "ok": content_ok and not differences,
             "content_ok": content_ok, "checked": len(recomputed), "differences": differences, "scores": recomputed}
