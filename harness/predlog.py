@@ -135,3 +135,22 @@ def atomic_write_json(path: str | Path, obj, *, indent: int | None = 1) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def check_run_identity(output: Path, identity: dict, error: type[Exception] = RuntimeError) -> None:
+    """Keep one run per output folder: write ``identity`` to ``output/run.json`` on the first
+    call; later, raise ``error`` naming every key whose value differs from the stored one
+    (another model, bench, protocol ... would mix two runs' predictions). A folder holding
+    predictions but no run.json is refused too, since what they answer is unknown."""
+    path = output / "run.json"
+    if not path.exists():
+        if any(output.glob("predictions*.jsonl")):
+            raise error(f"{output}: holds predictions but no run.json, so it is not known what they answer; "
+                        "use a new --output folder")
+        atomic_write_json(path, identity)
+        return
+    old = json.loads(path.read_text("utf-8"))
+    diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+    if diff:
+        details = "; ".join(f"{k}: {old.get(k)!r} -> {identity.get(k)!r}" for k in diff)
+        raise error(f"{output} holds another run ({details}); use a new --output folder to keep both")

@@ -41,7 +41,7 @@ from harness.bench import (
     resolve_revision,
 )
 from harness.official import is_official_bench, read_official_bench
-from harness.predlog import PredictionLog, atomic_write_json
+from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
 from harness.retrieval import embed_images
 from harness.scoring import make_judge, package_versions, scorer_settings
 from metrics.acce.paper import official_reference, score_paper
@@ -209,17 +209,7 @@ class _Answerer:
 
 
 def _check_identity(output: Path, identity: dict) -> None:
-    path = output / "run.json"
-    if not path.exists():
-        if (output / "predictions.jsonl").exists():
-            raise RuntimeError(f"{output}: holds predictions but no run.json; use a new --output folder")
-        atomic_write_json(path, identity)
-        return
-    old = json.loads(path.read_text("utf-8"))
-    diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
-    if diff:
-        details = "; ".join(f"{k}: {old.get(k)!r} -> {identity.get(k)!r}" for k in diff)
-        raise RuntimeError(f"{output} holds another run ({details}); use a new --output folder to keep both")
+    check_run_identity(output, identity, RuntimeError)
 
 
 def _answer_all(answerer: _Answerer, todo: list[int], log: PredictionLog, concurrency: int, batch: int,

@@ -58,7 +58,7 @@ from harness.bench import (
     resolve_revision,
 )
 from harness.embed import make_embedder
-from harness.predlog import PredictionLog, atomic_write_json
+from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
 from harness.retrieval import Gallery, embed_images
 from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
 from metrics.acce import labels
@@ -173,19 +173,7 @@ def _decoding_identity(settings: dict, gallery) -> dict:
 
 
 def _check_identity(output: Path, identity: dict) -> None:
-    path = output / "run.json"
-    has_predictions = any(output.glob("predictions*.jsonl"))
-    if not path.exists():
-        if has_predictions:
-            raise RunError(f"{output}: holds predictions but no run.json, so it is not known what they answer; "
-                           "use a new --output folder")
-        atomic_write_json(path, identity)
-        return
-    old = json.loads(path.read_text("utf-8"))
-    diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
-    if diff:
-        details = "; ".join(f"{k}: {old.get(k)!r} -> {identity.get(k)!r}" for k in diff)
-        raise RunError(f"{output} holds another run ({details}); use a new --output folder to keep both")
+    check_run_identity(output, identity, RunError)
 
 
 def _backend_options(opts: EvalOptions, gallery_source: str | None) -> BackendOptions:
