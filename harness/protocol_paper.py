@@ -30,6 +30,7 @@ from pathlib import Path
 import datasets
 
 from builder.publish.read import load_hub_layout
+from builder.schema import EARLY_FORM_SCRIPTS
 from harness import prompts
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import (
@@ -115,9 +116,6 @@ def paper_messages(image, text: str, *, system: bool) -> list[dict]:
     return [{"role": "system", "content": [{"type": "text", "text": prompts.SYSTEM_PROMPT}]}, user]
 
 
-# Scripts whose forms no source analyses (builder.qa.compose.EARLY_FORM_SCRIPTS): the bench
-# asks them no L2 question, so the baseline does not answer one from the modern records.
-EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
 
 
 def compose_retrieval_json(baseline, sims, idx) -> str:
@@ -137,6 +135,7 @@ def compose_retrieval_json(baseline, sims, idx) -> str:
     f = baseline.character_facts(d.character, d.script, d.rows)
     out.update({"现代字典字头": d.character, "字形": d.script, "本义": f.get("original_meaning") or "",
                 "历代字形演变": f.get("evolution") or ""})
+    # the bench asks an early form no L2 question: no answer from the modern records
     if d.script not in EARLY_FORM_SCRIPTS:
         out["结构"] = f.get("structure") or ""
         out["造字法"] = [f"{x}字" for x in f.get("formation") or []]

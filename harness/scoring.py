@@ -79,8 +79,15 @@ def scorer_settings(bertscore_model: str | None, *, bertscore: bool = True, prog
 
     An alias is resolved here (so a missing package stops the run before it starts) and
     handed to the metric as the alias: the metric resolves it to the same folder and adds
-    the alias's note to the result's ``warnings``.
+    the alias's note to the result's ``warnings``. With ``bertscore=False`` no model is
+    resolved and the record says ORIM / COMI were not computed (so a run without them
+    never claims a model or comparability to the paper).
     """
+    if not bertscore:
+        return ScorerSettings(bertscore_model=bertscore_model or PAPER_BERTSCORE_MODEL, bertscore=False,
+                              progress=progress, device=device), {
+            "requested": None, "resolved": None, "comparable_to_paper": False,
+            "note": "BERTScore not computed (--no-bertscore): ORIM and COMI have no score"}
     _, record = resolve_bertscore_model(bertscore_model)
     return ScorerSettings(bertscore_model=record["requested"], bertscore=bertscore, progress=progress,
                           device=device), record

@@ -3,7 +3,9 @@
 The Wikimedia Commons "Ancient Chinese characters project" tracings (public domain,
 PD-ancient-script) as registered in :mod:`builder.sources.registry` (source
 ``commons-ancient``: 359 SVGs ``svg/<character>-<form>.svg``, each pinned by SHA-256).
-Form -> script: ``oracle`` 甲骨文, ``bronze`` 金文, ``seal`` 篆书 (:data:`FORM_SCRIPTS`).
+Form -> script: ``oracle`` 甲骨文, ``bronze`` 金文, ``seal`` 篆书 (:data:`FORM_SCRIPTS`). Tracings an
+independent review found not to draw the named character are left out
+(:mod:`builder.glyphs.commons_ancient_audit`).
 
 Per requested character and form: the tracing itself (style ``tracing``, rasterised with
 cairosvg, see :mod:`builder.glyphs.tracing`) and :data:`AUGMENTS_PER_TRACING` augmented
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from builder.glyphs import render, tracing
 from builder.glyphs.base import Meta, Plan, Request
+from builder.glyphs.commons_ancient_audit import AUDITED_OUT
 from builder.glyphs.fonts import is_ideograph
 from builder.glyphs.oracle_mnist import source_file
 from builder.skips import SkipLog
@@ -28,10 +31,6 @@ FORM_SCRIPTS: dict[str, str] = {"oracle": "甲骨文", "bronze": "金文", "seal
 AUGMENTS_PER_TRACING = 4
 # Tracings a paleographer's review found to draw another character than their file name
 # says; left out of every build (logged as ``glyph-audited-out``), with the reason.
-AUDITED_OUT: dict[str, str] = {
-    "svg/常-bronze.svg": "draws 尚 (八 over 冂口, no 巾): the graph bronze inscriptions use for 常 by loan, "
-                         "not a form of 常 (independent review of JieZi-Bench, 2026-12-01)",
-}
 
 
 def tracings() -> list[tuple[str, str, str, str]]:

@@ -39,7 +39,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import datasets
-from datasets.arrow_writer import ParquetWriter
+import pyarrow as pa
+from datasets.arrow_writer import ParquetWriter, get_arrow_writer_batch_size_from_features
 from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.py_utils import convert_file_size_to_int
 from huggingface_hub import DatasetCard, DatasetCardData
@@ -140,33 +141,53 @@ def distinct_rows(infos: dict[str, datasets.DatasetInfo]) -> int:
 
 class _SplitWriter:
     """The parquet shards of one (config, split), written as ``download_and_prepare`` does
-    (``datasets.arrow_writer.ParquetWriter``, a new shard once ``MAX_SHARD`` bytes are
-    written): shard files are opened on the first row, so an empty split writes nothing."""
+    (``datasets.arrow_writer.ParquetWriter``: its schema, row groups of its batch size,
+    content-defined chunking; a new shard once ``MAX_SHARD`` bytes are written): shard files
+    are opened on the first row, so an empty split writes nothing.
+
+    Rows are buffered and handed over as one Arrow table per row group
+    (``pyarrow.Table.from_pylist`` with the features' schema, then
+    ``ParquetWriter.write_table``, which casts it to the features): the same table the
+    writer builds from single examples, without its per-column Python type inference, the
+    largest cost of publication. Images already carry their bytes (the builders read
+    them), so nothing is embedded again."""
 
     def __init__(self, features: datasets.Features, folder: Path, config: str, split: str):
         self.features, self.folder, self.config, self.split = features, folder, config, split
+        self.schema = features.arrow_schema
         self.max_bytes = convert_file_size_to_int(MAX_SHARD)
+        # the batch ArrowWriter.write collects before writing (one parquet row group)
+        self.batch_size = get_arrow_writer_batch_size_from_features(features) or datasets.config.DEFAULT_MAX_BATCH_SIZE
         self.writer = None
+        self.buffer: list[dict] = []
         self.files: list[Path] = []
         self.num_examples = self.num_bytes = 0
 
     def write(self, example: dict) -> None:
         """Append ``example``, already in the features' storage form (strings, lists,
         images as ``{"bytes", "path"}``: what ``Features.encode_example`` returns for it,
-        checked on the first row of the split rather than recomputed for every row, which
-        took half the publication time). Raises ``ValueError`` naming the config and
-        split when the first example is not in storage form."""
+        checked on the first row of the split rather than recomputed for every row).
+        Raises ``ValueError`` naming the config and split when the first example is not in
+        storage form."""
+        if not self.files and not self.buffer and self.features.encode_example(example) != example:
+            raise ValueError(f"{self.config}/{self.split}: example {example.get('id')!r} is not in the "
+                             "storage form of its features; build it as the datasets builders do")
+        self.buffer.append(example)
+        if len(self.buffer) >= self.batch_size:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.buffer:
+            return
         if self.writer is not None and self.writer._num_bytes > self.max_bytes:
             self._close()
         if self.writer is None:
-            if not self.files and self.features.encode_example(example) != example:
-                raise ValueError(f"{self.config}/{self.split}: example {example.get('id')!r} is not in the "
-                                 "storage form of its features; build it as the datasets builders do")
             path = self.folder / self.config / f".{self.split}-{len(self.files):05d}.parquet.tmp"
             path.parent.mkdir(parents=True, exist_ok=True)
             self.files.append(path)
-            self.writer = ParquetWriter(features=self.features, path=str(path), embed_local_files=True)
-        self.writer.write(example)
+            self.writer = ParquetWriter(features=self.features, path=str(path), embed_local_files=False)
+        self.writer.write_table(pa.Table.from_pylist(self.buffer, schema=self.schema))
+        self.buffer = []
 
     def _close(self) -> None:
         n, b = self.writer.finalize()
@@ -178,6 +199,7 @@ class _SplitWriter:
     def finish(self) -> SplitInfo | None:
         """Close the last shard, name the shards ``<split>-<i>-of-<n>.parquet``; the split's
         info, or None when it has no rows."""
+        self._flush()
         if self.writer is not None:
             self._close()
         n = len(self.files)
@@ -188,12 +210,15 @@ class _SplitWriter:
         return SplitInfo(name=self.split, num_bytes=self.num_bytes, num_examples=self.num_examples)
 
 
-def _placed_examples(kind: str, qa_dir: Path, images: Path):
+def _placed_examples(kind: str, qa_dir: Path, images: Path, image_ids: set[str] | None = None):
     """Yield ``(config, split, example)`` for every example of resource ``kind``, in one
     pass over its stage-3 files (``bench.jsonl``; ``dataset.jsonl`` then
-    ``records_gallery.jsonl``), in file order."""
+    ``records_gallery.jsonl``), in file order. ``image_ids``, when given, receives the
+    image id of every ``bench.jsonl`` / ``dataset.jsonl`` line (what the card counts)."""
+    seen = image_ids if image_ids is not None else set()
     if kind == "bench":
         for row, example in jiezi_bench.examples(qa_dir / "bench.jsonl", images):
+            seen.add(row["image_id"])
             for config, split in jiezi_bench.placements(row):
                 yield config, split, example
         # the per-image ``images`` config folds the rows of each image: a short second
@@ -202,7 +227,8 @@ def _placed_examples(kind: str, qa_dir: Path, images: Path):
             for _key, example in jiezi_bench.image_examples(qa_dir / "bench.jsonl", images, split):
                 yield "images", split, example
         return
-    for _key, by_config in jiezi_dataset.qa_examples(qa_dir / "dataset.jsonl", images):
+    for key, by_config in jiezi_dataset.qa_examples(qa_dir / "dataset.jsonl", images):
+        seen.add(key)
         for config, example in by_config.items():
             yield config, "train", example
     for _key, example in jiezi_dataset.record_examples(qa_dir / "records_gallery.jsonl", images):
@@ -215,20 +241,21 @@ def _features(kind: str, config: str) -> datasets.Features:
     return jiezi_dataset.RECORD_FEATURES if config == "records" else jiezi_dataset.QA_FEATURES
 
 
-def _write_configs(kind: str, out_dir: Path, folder: Path, records_dir: str | None,
-                   progress: bool = True) -> tuple[dict[str, datasets.DatasetInfo], dict[str, list[str]]]:
+def _write_configs(kind: str, out_dir: Path, folder: Path, records_dir: str | None, progress: bool = True,
+                   image_ids: set[str] | None = None) -> tuple[dict[str, datasets.DatasetInfo], dict[str, list[str]]]:
     """Write every config and split of ``kind`` under ``folder/<config>/`` in one pass.
 
     Returns the info of each config with rows (``features``, ``splits`` with their row and
     byte counts, ``dataset_size``: what the card's ``dataset_info`` lists) and, per config,
-    the declared splits that got no rows and were not written (see the module docstring)."""
+    the declared splits that got no rows and were not written (see the module docstring).
+    ``image_ids`` receives the image ids written (see :func:`_placed_examples`)."""
     spec = RESOURCES[kind]
     splits = ("train",) if kind == "dataset" else tuple(labels.SPLITS)
     writers = {(c, s): _SplitWriter(_features(kind, c), folder, c, s) for c in spec["configs"] for s in splits}
     images = records_dir_of(out_dir, records_dir)
     rows = tqdm(desc=f"{spec['pretty']} rows", unit="row", disable=not progress)
     with rows:
-        for config, split, example in _placed_examples(kind, out_dir / "qa", images):
+        for config, split, example in _placed_examples(kind, out_dir / "qa", images, image_ids):
             writers[(config, split)].write(example)
             rows.update(1)
     infos, left_out = {}, {}
@@ -275,14 +302,15 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
     try:
-        infos, left_out = _write_configs(kind, out_dir, tmp, records_dir, progress)
+        image_ids: set[str] = set()
+        infos, left_out = _write_configs(kind, out_dir, tmp, records_dir, progress, image_ids)
         if left_out:
             log.warning("%s: empty splits left out of %s (datasets cannot load a split of 0 rows): %s",
                         spec["pretty"], folder, "; ".join(f"{c} {', '.join(v)}" for c, v in left_out.items()))
         if not infos:
             raise PublishError(f"{spec['pretty']} has no rows in this build (see {qa_dir / 'report.json'}); "
                                "nothing loadable to publish")
-        card = render_card(kind, infos, report, out_dir, left_out=left_out)
+        card = render_card(kind, infos, report, out_dir, left_out=left_out, image_ids=image_ids)
         # what users compare: the harness records the same value with results and board rows
         card.data["content_fingerprint"] = content_fingerprint(tmp)
         card.save(tmp / "README.md")
@@ -306,16 +334,18 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
     return folder
 
 
-def _image_sources(out_dir: Path, kind: str) -> dict[str, tuple[int, str]]:
-    """Image source -> (images, licence) of the resource, read from its stage-3 file."""
+def _image_sources(out_dir: Path, kind: str, wanted: set[str] | None = None) -> dict[str, tuple[int, str]]:
+    """Image source -> (images, licence) of the resource: of the image ids ``wanted``
+    (the publication pass collects them), else of those its stage-3 file lists."""
     counts: Counter = Counter()
     licences: dict[str, str] = {}
-    wanted = set()
-    path = out_dir / "qa" / ("dataset.jsonl" if kind == "dataset" else "bench.jsonl")
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            wanted.add(row.get("image_id") or row["id"])
+    if wanted is None:
+        wanted = set()
+        path = out_dir / "qa" / ("dataset.jsonl" if kind == "dataset" else "bench.jsonl")
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                wanted.add(row.get("image_id") or row["id"])
     rec_path = records_dir_of(out_dir) / "records.jsonl"
     if rec_path.exists():
         st = rec_path.stat()
@@ -373,18 +403,19 @@ def label_skew(out_dir: Path) -> list[dict]:
 
 
 def render_card(kind: str, infos: dict[str, datasets.DatasetInfo], report: dict, out_dir: Path,
-                left_out: dict[str, list[str]] | None = None) -> DatasetCard:
+                left_out: dict[str, list[str]] | None = None, image_ids: set[str] | None = None) -> DatasetCard:
     """The dataset card of ``kind`` from ``cards/<template>`` with YAML metadata
     (licences, task category, languages, size, ``configs``, ``dataset_info``) and every
     count taken from ``report``, the builders' split infos and (bench) the label
-    distribution of ``qa/bench.jsonl``. ``left_out``: config -> empty splits not written."""
+    distribution of ``qa/bench.jsonl``. ``left_out``: config -> empty splits not written;
+    ``image_ids``: the images written (default: read from the stage-3 file)."""
     from datasets.info import DatasetInfosDict
     from datasets.utils.metadata import MetadataConfigs
 
     spec = RESOURCES[kind]
     split_names = {c: list(info.splits) for c, info in infos.items()}
     rows = distinct_rows(infos)
-    image_sources = _image_sources(out_dir, kind)
+    image_sources = _image_sources(out_dir, kind, image_ids)
     text_sources = ["makemeahanzi", "cjkvi-ids", "unihan", "shuowen"]
     img_src_names = {s.split(":", 1)[0] for s in image_sources}
     licence_ids = sorted({SOURCE_LICENCES[s][1] for s in text_sources + sorted(img_src_names) if s in SOURCE_LICENCES}

@@ -40,7 +40,7 @@ from builder.qa.evolution import (
     same_component,
     written_as,
 )
-from builder.schema import Component, Formation, GlyphImage, GlyphRecord, Provenance
+from builder.schema import EARLY_FORM_SCRIPTS, Component, Formation, GlyphImage, GlyphRecord, Provenance
 from metrics.acce import answers, labels
 
 DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})
@@ -357,7 +357,6 @@ def _has_audit(record: GlyphRecord) -> bool:
 # form; ``early``: an oracle-bone, bronze or Warring States form, which none of the build's
 # sources analyses (Shuowen describes the seal, its 古文 / 籒文 forms come without images,
 # and the IDS describe the modern character): such an image gets no L2 question at all.
-EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
 SEAL_FORM_SCRIPTS = frozenset({"篆书"})
 L2_KINDS = ("STRC", "COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT", "FORC")
 EARLY_FORM_REASON = "early-form:no-source-analyses-it"

@@ -42,7 +42,7 @@ from builder.codekey import code_digest
 from builder.qa import bench_select as bench_mod
 from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, l2_dropped
 from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
-from builder.schema import Formation, GlyphRecord, Grounded, Provenance
+from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
 from builder.skips import SkipLog
 from builder.sources import registry
 from builder.sources.adapters import shuowen
@@ -589,12 +589,13 @@ BENCH_ONLY_SOURCES = frozenset({"shuowen", "duan"})
 def gallery_record(rec: GlyphRecord, reserved: bool) -> str:
     """The GlyphRecord JSON of the ``records`` gallery.
 
-    For a JieZi-Bench character (``reserved``) every value read only from the bench
+    An early-form record (甲骨文, 金文) keeps no structure, components or formation
+    (:func:`builder.schema.as_drawn`). For a JieZi-Bench character (``reserved``) every value read only from the bench
     sources (Shuowen, Duan) is removed, with those sources' raw text, so retrieval over
     training records cannot return the bench's reference wording. Images listed are the
     dataset's only (bench images are never in the gallery).
     """
-    data = rec.model_dump(mode="json")
+    data = as_drawn(rec).model_dump(mode="json")
     if not reserved:
         return json.dumps(data, ensure_ascii=False)
 

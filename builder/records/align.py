@@ -415,12 +415,36 @@ def _merge_components(comp_sets: list[tuple[str, Candidate, list[Component]]], o
     return sorted(base, key=lambda c: order[id(c)])
 
 
+# Class nouns that follow a proper name in 說文 (河，河水; 峱，峱山; 泑，泑澤): the transmitted
+# text drops the repeated head, so Xu's gloss alone would name the class, not the place.
+PROPER_NAME_CLASSES = frozenset("水山澤")
+
+
+def _restore_repeated_head(gl: list[tuple[str, Candidate]]) -> list[tuple[str, Candidate]]:
+    """Put 段玉裁's gloss first where the digitised 說文 lost the head repeated before a
+    place-name gloss (複舉字): 河 reads 「水。出焞煌塞外…」, and Duan restores 「河水」
+    (his note on 河: 各本水上無河字 … 許君原本當作河水也三字). Only for Xu's bare class noun
+    of :data:`PROPER_NAME_CLASSES` whose Duan gloss is the head plus that noun; elsewhere
+    (紾，轉也) the head is not part of the meaning and the order stays the sources' rank."""
+    if len(gl) < 2 or gl[0][0] != "shuowen":
+        return gl
+    c0 = gl[0][1]
+    first = _CLAUSE_END.split(c0.reading.original_meaning.value.strip())[0]
+    if first not in PROPER_NAME_CLASSES:
+        return gl
+    head = c0.reading.head or c0.reading.character
+    for i, (s, c) in enumerate(gl):
+        if s == "duan" and _CLAUSE_END.split(c.reading.original_meaning.value)[0] == head + first:
+            return [gl[i], *gl[:i], *gl[i + 1:]]
+    return gl
+
+
 def _align_meaning(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
     """``rec.original_meaning`` (the best-ranked gloss, with the sources whose gloss
     agrees), ``rec.definition_en`` (Unihan, then makemeahanzi) and ``rec.senses``
     (Shuowen). Returns the candidates used."""
     used: list[Candidate] = []
-    gl = [(s, c) for s in sorted(cands, key=_rank) if (c := _first(cands[s], "original_meaning"))]
+    gl = _restore_repeated_head([(s, c) for s in sorted(cands, key=_rank) if (c := _first(cands[s], "original_meaning"))])
     if gl:
         _s0, c0 = gl[0]
         agree = [s for s, c in gl if glosses_agree(c.reading.original_meaning.value, c0.reading.original_meaning.value)]

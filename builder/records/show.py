@@ -6,7 +6,7 @@ line, each followed by the sources that agree / disagree and the cited spans.
 
 from __future__ import annotations
 
-from builder.schema import Component, GlyphRecord, Grounded, Provenance
+from builder.schema import EARLY_FORM_SCRIPTS, Component, GlyphRecord, Grounded, Provenance, as_drawn
 
 
 def _span(p: Provenance, limit: int = 60) -> str:
@@ -45,7 +45,10 @@ def _component(c: Component) -> list[str]:
 
 
 def show_record(rec: GlyphRecord) -> str:
-    """Every filled field of ``rec`` with its provenance, as plain text."""
+    """Every filled field of ``rec`` with its provenance, as plain text; an early-form
+    record (甲骨文, 金文) as :func:`builder.schema.as_drawn` gives it, saying why its
+    structure, components and formation are not shown."""
+    rec = as_drawn(rec)
     head = f"{rec.id}: character {rec.character}, script {rec.script}"
     if rec.form:
         head += f", analysed form {rec.form} (the form the structure and components describe)"
@@ -57,6 +60,9 @@ def show_record(rec: GlyphRecord) -> str:
         by_src[im.font or im.source] = by_src.get(im.font or im.source, 0) + 1
     lines.append(f"images: {len(rec.images)}" + (" (" + ", ".join(f"{k} x{v}" for k, v in by_src.items()) + ")"
                                                  if by_src else ""))
+    if rec.script in EARLY_FORM_SCRIPTS:
+        lines.append(f"structure, components, formation: no source analyses the {rec.script} form "
+                     "(the IDS and Shuowen describe the modern and seal forms)")
     lines += _grounded("structure (STRC)", rec.structure)
     lines += _grounded("IDS", rec.ids)
     lines += _grounded("formation (FORC)", rec.formation,

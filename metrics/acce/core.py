@@ -516,7 +516,8 @@ def _run_bertscore(items: list[Item], cfg: ScorerSettings, queue: _BertQueue,
             values = stage.score_pairs(cands, refs, progress=cfg.progress)
         except BertScoreUnavailable as exc:
             reason = str(exc)
-    info = stage.describe()
+    # a disabled stage names no model: the result must not claim one, nor comparability
+    info = stage.describe() if cfg.bertscore else {"model": None, "comparable_to_paper": False}
     if reason:
         info["unavailable"] = reason
         not_computed["ORIM"] = not_computed["COMI"] = reason
