@@ -299,7 +299,7 @@ class HFBackend(Backend):
     ``cuda:1``; ``dtype``: ``auto`` (bfloat16 on cuda/npu, float32 on cpu) or a torch
     dtype name; ``batch_size``: questions per ``generate`` call (left padding);
     ``max_new_tokens``: answer length limit. The processor is loaded with
-    ``training.processor.load_processor`` (which also works without torchvision).
+    ``AutoProcessor.from_pretrained``.
     """
 
     kind = "hf"
@@ -324,7 +324,7 @@ class HFBackend(Backend):
     def __init__(self, spec: ModelSpec, *, device: str = "auto", dtype: str = "auto", batch_size: int = 8,
                  max_new_tokens: int = 1024, trust_remote_code: bool = False):
         import torch
-        from transformers import AutoModelForImageTextToText
+        from transformers import AutoModelForImageTextToText, AutoProcessor
 
         self.spec = spec
         self.device = auto_device() if device == "auto" else device
@@ -334,7 +334,7 @@ class HFBackend(Backend):
             self.dtype = getattr(torch, dtype)
         self.batch_size = int(batch_size)
         self.max_new_tokens = int(max_new_tokens)
-        self.processor = _load_processor(spec.name, trust_remote_code=trust_remote_code)
+        self.processor = AutoProcessor.from_pretrained(spec.name, trust_remote_code=trust_remote_code)
         tok = getattr(self.processor, "tokenizer", None)
         if tok is not None:
             tok.padding_side = "left"  # decoder-only generation continues from the right end
@@ -369,17 +369,6 @@ class HFBackend(Backend):
                                       pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
-
-
-def _load_processor(path: str, **kwargs):
-    try:
-        from training.processor import load_processor
-    except ImportError:  # the harness alone (e.g. in a Space without training/)
-        from transformers import AutoProcessor
-
-        return AutoProcessor.from_pretrained(path, **kwargs)
-    kwargs = {k: v for k, v in kwargs.items() if v}
-    return load_processor(path, **kwargs)
 
 
 class RetrievalBackend(Backend):

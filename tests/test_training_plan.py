@@ -11,6 +11,7 @@ import pytest
 import yaml
 from PIL import Image
 from tiny_vlm import build_tiny_jiezi_dataset, build_tiny_vlm
+from transformers import AutoProcessor
 from typer.testing import CliRunner
 
 from jiezi_cli import app
@@ -22,7 +23,6 @@ from training.plan import (
     steps,
     vision_settings,
 )
-from training.processor import load_processor
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPES = REPO / "training" / "recipes"
@@ -57,7 +57,7 @@ def test_steps_match_the_trainer(per_device, accumulation, epochs, dataset, qwen
                      gradient_accumulation_steps=accumulation, num_train_epochs=epochs, warmup_steps=0.05,
                      bf16=False, activation_checkpointing=False, use_cpu=True, report_to="none")
     trainer = SFTTrainer(model=str(qwen2_5_vl), args=args, train_dataset=ds,
-                         processing_class=load_processor(qwen2_5_vl))
+                         processing_class=AutoProcessor.from_pretrained(qwen2_5_vl))
     _, per_epoch, *_, max_steps = trainer.set_initial_training_values(args, trainer.get_train_dataloader())
     ours = steps(summary.rows, per_device, accumulation, 1, epochs, -1, 0.05)
     assert ours == (per_epoch, max_steps, args.get_warmup_steps(max_steps))
@@ -66,7 +66,7 @@ def test_steps_match_the_trainer(per_device, accumulation, epochs, dataset, qwen
 @pytest.mark.parametrize("family", ["qwen2_5_vl", "qwen3_vl"])
 @pytest.mark.parametrize("size", [(64, 64), (96, 80), (300, 40), (1000, 1400)])
 def test_image_tokens_match_the_processor(family, size, tmp_path):
-    processor = load_processor(build_tiny_vlm(family, tmp_path / family))
+    processor = AutoProcessor.from_pretrained(build_tiny_vlm(family, tmp_path / family))
     out = processor.image_processor(images=[Image.new("RGB", size, "white")], return_tensors="pt")
     expected = int(out["image_grid_thw"].prod()) // processor.image_processor.merge_size ** 2
     assert image_tokens(*size, *vision_settings(processor)) == expected
@@ -79,7 +79,7 @@ def test_text_estimate_counts_han_characters_and_other_text():
 
 
 def test_check_max_length(qwen2_5_vl):
-    processor = load_processor(qwen2_5_vl)
+    processor = AutoProcessor.from_pretrained(qwen2_5_vl)
     check_max_length(2048, [(64, 64), (120, 90)], processor)
     check_max_length(None, [(4000, 4000)], processor)
     with pytest.raises(ValueError, match="400x400"):
@@ -112,7 +112,7 @@ def test_plan_counts_exactly_with_an_available_processor(dataset, qwen2_5_vl, tm
     path.write_text(yaml.safe_dump(recipe))
     exact = plan_recipe(path, str(dataset))
     assert exact.token_method.startswith("processor") and exact.rows_counted == 24
-    processor = load_processor(qwen2_5_vl)
+    processor = AutoProcessor.from_pretrained(qwen2_5_vl)
     ds, _ = load_jiezi_dataset(str(dataset), progress=False)
     from trl.data_utils import prepare_multimodal_messages
 

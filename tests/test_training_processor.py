@@ -1,15 +1,13 @@
-"""Tiny Qwen-VL checkpoints and the processor workaround of training/processor.py."""
+"""Tiny Qwen-VL checkpoints, and their processors through plain ``AutoProcessor``."""
 
 from __future__ import annotations
 
 import pytest
 import torch
+import transformers
 from PIL import Image
-from tiny_vlm import build_tiny_vlm
-from transformers import AutoModelForImageTextToText, Qwen2VLProcessor
-from transformers.utils import is_torchvision_available
-
-from training.processor import load_processor, save_processor, video_free_class
+from tiny_vlm import _FAMILY, FAMILIES, build_tiny_vlm
+from transformers import AutoModelForImageTextToText, AutoProcessor
 
 MESSAGES = [
     {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "这个字形属于哪种书体？"}]},
@@ -17,11 +15,33 @@ MESSAGES = [
 ]
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_autoprocessor_loads_saves_and_reloads_every_family(family, tmp_path):
+    path = build_tiny_vlm(family, tmp_path / family)
+    processor = AutoProcessor.from_pretrained(path)
+    processor_name, _, video_processor_name, _, patch = _FAMILY[family]
+    assert type(processor) is getattr(transformers, processor_name)
+    # all three parts, the video processor with the checkpoint's own patch settings
+    assert type(processor.video_processor) is getattr(transformers, video_processor_name)
+    assert processor.video_processor.patch_size == processor.image_processor.patch_size == patch
+
+    image = Image.new("RGB", (96, 80), "white")
+    text = processor.apply_chat_template(MESSAGES, tokenize=False)
+    batch = processor(images=[image], text=[text], return_tensors="pt")
+    processor.save_pretrained(tmp_path / "resaved")
+    again = AutoProcessor.from_pretrained(tmp_path / "resaved")
+    assert type(again) is type(processor) and type(again.video_processor) is type(processor.video_processor)
+    assert again.chat_template == processor.chat_template
+    resaved = again(images=[image], text=[text], return_tensors="pt")
+    assert torch.equal(resaved["input_ids"], batch["input_ids"])
+    assert torch.equal(resaved["pixel_values"], batch["pixel_values"])
+
+
 @pytest.mark.parametrize("family", ["qwen2_vl", "qwen2_5_vl", "qwen3_vl"])
-def test_tiny_vlm_loads_runs_and_round_trips(family, tmp_path):
+def test_tiny_vlm_loads_runs_and_expands_image_tokens(family, tmp_path):
     path = build_tiny_vlm(family, tmp_path / family)
     model = AutoModelForImageTextToText.from_pretrained(path)
-    processor = load_processor(path)
+    processor = AutoProcessor.from_pretrained(path)
     assert model.config.model_type == family
     assert sum(p.numel() for p in model.parameters()) < 1_000_000
     assert model.config.image_token_id == processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
@@ -35,13 +55,6 @@ def test_tiny_vlm_loads_runs_and_round_trips(family, tmp_path):
     assert int((batch["input_ids"] == model.config.image_token_id).sum()) == n_visual >= 4
     loss = model(**batch, labels=batch["input_ids"]).loss
     assert torch.isfinite(loss) and loss.item() > 0
-
-    # saving with the video-free processor and reloading gives the same encoding
-    save_processor(processor, tmp_path / "resaved")
-    again = load_processor(tmp_path / "resaved")
-    assert type(again).__name__ == type(processor).__name__
-    assert again.chat_template == processor.chat_template
-    assert torch.equal(again(images=[image], text=[text], return_tensors="pt")["input_ids"], batch["input_ids"])
 
     prompt = processor.apply_chat_template(MESSAGES[:1], tokenize=False, add_generation_prompt=True)
     inputs = processor(images=[image], text=[prompt], return_tensors="pt")
@@ -59,20 +72,3 @@ def test_tiny_vlm_is_deterministic(tmp_path):
 def test_unknown_family_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="qwen9_vl"):
         build_tiny_vlm("qwen9_vl", tmp_path)
-
-
-def test_video_free_class_keeps_the_real_name_and_checks_other_parts(tmp_path):
-    cls = video_free_class(Qwen2VLProcessor)
-    assert cls.__name__ == "Qwen2VLProcessor" and issubclass(cls, Qwen2VLProcessor)
-    tokenizer = load_processor(build_tiny_vlm("qwen2_vl", tmp_path)).tokenizer
-    with pytest.raises(TypeError, match="image_processor"):
-        cls(image_processor="not an image processor", tokenizer=tokenizer, video_processor=None)
-
-
-@pytest.mark.skipif(is_torchvision_available(), reason="the workaround is only needed without torchvision")
-def test_autoprocessor_needs_torchvision_so_load_processor_exists(tmp_path):
-    from transformers import AutoProcessor
-
-    path = build_tiny_vlm("qwen2_5_vl", tmp_path / "m")
-    with pytest.raises(ImportError, match="Torchvision"):
-        AutoProcessor.from_pretrained(path)

@@ -130,7 +130,7 @@ def test_accelerate_configs_load_with_accelerate():
 @pytest.mark.parametrize("config", ["gpu-8-fsdp", "npu-8-ddp"])
 def test_trl_sft_cli_would_launch_the_recipe_with_our_accelerate_config(config):
     """`trl sft --config RECIPE --accelerate_config FILE`, up to the `accelerate launch` call
-    (the launch itself needs torchvision for AutoProcessor and accelerators: not on CI)."""
+    (the launch itself needs the accelerators: not on CI)."""
     from accelerate.commands.launch import launch_command_parser
     from trl.cli.accelerate_config import resolve_accelerate_config_argument
 

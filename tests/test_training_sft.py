@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 from tiny_vlm import build_tiny_jiezi_dataset, build_tiny_vlm
+from transformers import AutoProcessor
 
-from training.processor import load_processor
 from training.sft import RUN_RECORD, main, parse
 
 REPO = Path(__file__).resolve().parent.parent
@@ -98,7 +98,7 @@ def test_recipe_trains_two_steps_and_the_loss_falls(family, tiny, dataset, tmp_p
     from transformers import AutoModelForImageTextToText
 
     reloaded = AutoModelForImageTextToText.from_pretrained(out)
-    assert load_processor(out).chat_template == processor.chat_template
+    assert AutoProcessor.from_pretrained(out).chat_template == processor.chat_template
     with torch.no_grad():
         batch = {k: v for k, v in batch.items() if k != "labels"}
         assert torch.allclose(reloaded(**batch).logits, trainer.model.eval()(**batch).logits, atol=1e-5)

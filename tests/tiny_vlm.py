@@ -5,14 +5,12 @@ a config (2 text layers, hidden size 64; a 2-block vision tower; fixed seed), a 
 BPE tokenizer trained on the spot with ``tokenizers`` on a small Chinese + English ACCE
 corpus (all label sets of ``metrics/acce/labels.py``) carrying the Qwen special tokens,
 the family's real chat template (the copies TRL ships, so TRL recognises them, e.g. for
-assistant-only loss), and a Qwen2-VL image processor sized so a glyph image becomes a
-handful of visual tokens. Load it with::
+assistant-only loss), a Qwen2-VL image processor sized so a glyph image becomes a handful
+of visual tokens, and the family's video processor with the same patch settings (every
+Qwen-VL processor has one; JieZi never feeds it a video). Load it with::
 
     AutoModelForImageTextToText.from_pretrained(out_dir)
-    training.processor.load_processor(out_dir)   # AutoProcessor.from_pretrained with torchvision
-
-Without torchvision ``AutoProcessor.from_pretrained`` cannot load any Qwen-VL processor
-(it needs the video processor); ``load_processor`` is the documented workaround.
+    AutoProcessor.from_pretrained(out_dir)
 
 Families: ``qwen2_vl``, ``qwen2_5_vl``, ``qwen3_vl`` and ``qwen3_5`` (the paper's Qwen3.5
 architecture, hybrid Gated-DeltaNet / full attention; slower on CPU, use it sparingly).
@@ -55,12 +53,13 @@ _PRETOKENIZE_REGEX = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 
-# Processor / model classes per family, and the TRL chat template each real checkpoint ships.
+# Processor / config / video processor classes per family (as in transformers' auto mappings),
+# the TRL chat template each real checkpoint ships, and the vision patch size.
 _FAMILY = {
-    "qwen2_vl": ("Qwen2VLProcessor", "Qwen2VLConfig", "qwen2_5_vl_chat_template", 14),
-    "qwen2_5_vl": ("Qwen2_5_VLProcessor", "Qwen2_5_VLConfig", "qwen2_5_vl_chat_template", 14),
-    "qwen3_vl": ("Qwen3VLProcessor", "Qwen3VLConfig", "qwen3_vl_chat_template", 16),
-    "qwen3_5": ("Qwen3VLProcessor", "Qwen3_5Config", "qwen3_5_nothink_chat_template", 16),
+    "qwen2_vl": ("Qwen2VLProcessor", "Qwen2VLConfig", "Qwen2VLVideoProcessor", "qwen2_5_vl_chat_template", 14),
+    "qwen2_5_vl": ("Qwen2_5_VLProcessor", "Qwen2_5_VLConfig", "Qwen2VLVideoProcessor", "qwen2_5_vl_chat_template", 14),
+    "qwen3_vl": ("Qwen3VLProcessor", "Qwen3VLConfig", "Qwen3VLVideoProcessor", "qwen3_vl_chat_template", 16),
+    "qwen3_5": ("Qwen3VLProcessor", "Qwen3_5Config", "Qwen3VLVideoProcessor", "qwen3_5_nothink_chat_template", 16),
 }
 
 
@@ -201,26 +200,22 @@ def build_tiny_vlm(family: str, out_dir: Path | str, *, seed: int = 0) -> Path:
         raise ValueError(f"unknown tiny VLM family {family!r}; expected one of {FAMILIES}")
     import torch
     import transformers
-    from transformers import AutoModelForImageTextToText, GenerationConfig, Qwen2VLImageProcessorPil
+    from transformers import AutoModelForImageTextToText, GenerationConfig, Qwen2VLImageProcessor
     from trl import chat_template_utils
 
-    from training.processor import build_processor
-
-    processor_name, _, template_name, patch = _FAMILY[family]
+    processor_name, _, video_processor_name, template_name, patch = _FAMILY[family]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     tok = _train_tokenizer(QWEN3_EXTRA_TOKENS if family in ("qwen3_vl", "qwen3_5") else ())
     unit = (patch * 2) ** 2
-    image_processor = Qwen2VLImageProcessorPil(
-        patch_size=patch, merge_size=2, temporal_patch_size=2,
-        size={"shortest_edge": 4 * unit, "longest_edge": 16 * unit},
-        image_mean=[0.5, 0.5, 0.5], image_std=[0.5, 0.5, 0.5],
-    )
-    processor = build_processor(
-        getattr(transformers, processor_name),
+    patches = {"patch_size": patch, "merge_size": 2, "temporal_patch_size": 2,
+               "size": {"shortest_edge": 4 * unit, "longest_edge": 16 * unit},
+               "image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    processor = getattr(transformers, processor_name)(
+        image_processor=Qwen2VLImageProcessor(**patches),
         tokenizer=tok,
-        image_processor=image_processor,
+        video_processor=getattr(transformers, video_processor_name)(**patches),
         chat_template=getattr(chat_template_utils, template_name),
     )
 

@@ -181,11 +181,10 @@ def parse_recipe(recipe: str | Path, overrides: list[str] | None = None):
 
 
 def _offline_processor(model_id: str, revision: str | None):
-    # Heavy: training.processor imports transformers at module level.
-    from training.processor import load_processor
+    from transformers import AutoProcessor  # heavy: only when a processor is looked up
 
     try:
-        return load_processor(model_id, revision=revision, local_files_only=True)
+        return AutoProcessor.from_pretrained(model_id, revision=revision, local_files_only=True)
     except Exception:  # not in the cache / not a folder: fall back to the estimate
         return None
 

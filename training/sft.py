@@ -16,8 +16,9 @@ It parses exactly what ``trl sft`` parses (``ScriptArguments``, ``SFTConfig``,
 
 - the dataset named by ``dataset_name`` is loaded as JieZi-Dataset (rows checked, bad rows
   skipped and listed in ``OUTPUT_DIR/skipped.jsonl``, the nested subset drawn);
-- the processor comes from :func:`training.processor.load_processor` (``AutoProcessor``
-  where torchvision is installed);
+- the processor is loaded before the trainer (``AutoProcessor.from_pretrained``, as
+  ``SFTTrainer`` would) so that ``max_length`` is checked against the rows' image tokens
+  before any model is loaded;
 - the model loads with ``device_map=None`` whenever more than one process runs (TRL 1.16
   only does that for ``MULTI_GPU``/``DEEPSPEED``, not for ``MULTI_NPU`` or FSDP);
 - ``OUTPUT_DIR/jiezi_run.json`` records the run (recipe, data, subset, resolved settings,
@@ -148,10 +149,8 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     a TRL ``datasets`` mixture, or when ``max_length`` cannot hold a row's image tokens.
     """
     from accelerate import PartialState
+    from transformers import AutoProcessor
     from trl import SFTTrainer, get_peft_config, get_quantization_config
-
-    # Heavy: training.processor imports transformers at module level.
-    from training.processor import load_processor
 
     state = PartialState()
     output_dir = Path(training_args.output_dir)
@@ -161,7 +160,8 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     _set_model_init_kwargs(training_args, model_args, state.num_processes)
     skips = SkipLog()
     train_dataset, summary = _train_dataset(state, script_args, dataset_args, jiezi_args, skips)
-    processor = load_processor(model_id, revision=model_args.model_revision)
+    processor = AutoProcessor.from_pretrained(model_id, revision=model_args.model_revision,
+                                              trust_remote_code=training_args.trust_remote_code)
     if summary is not None:
         check_max_length(training_args.max_length, summary.image_sizes, processor)
     trainer = SFTTrainer(
