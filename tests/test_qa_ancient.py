@@ -28,7 +28,7 @@ from builder.schema import GlyphImage, GlyphRecord
 from builder.skips import SkipLog
 
 OBI_CLASSES = "大日月牛翌田勿矢巳木"  # the ten Oracle-MNIST classes
-AUDITED = "信䉠饕昔芸蕓机機郊邑祀示理玉舊隼鵻谋謀某帙鎌鐮镰赎贖卖賣耿牛佗它肰事仁瓔嬰尸河江紾"
+AUDITED = "信䉠饕昔芸蕓机機郊邑祀示理玉舊隼鵻谋謀某帙鎌鐮镰赎贖卖賣耿牛佗它肰事仁瓔嬰尸河江紾复復飞飛"
 ALL = {"shuowen", "duan", "unihan", "cjkvi-ids", "makemeahanzi"}
 
 
@@ -302,6 +302,22 @@ def test_a_place_name_gloss_keeps_its_repeated_head(audited):
     assert he.value.startswith("河水") and jiang.value.startswith("江水"), (he.value, jiang.value)
     assert "shuowen" in he.agree and "duan" in he.agree
     assert recs["紾_楷书"].original_meaning.value == "轉"
+
+
+def test_a_merged_simplified_character_takes_no_traditional_words_entry(audited):
+    # 复 is its own traditional form and the simplification of 復/複/覆; Shuowen's 往來 is
+    # 復's gloss (复's own head is 𡕨, 行故道也): 复 gets nothing from 復's entry
+    recs = audited[0]
+    fu = recs["复_楷书"]
+    assert fu.original_meaning is None or "往來" not in fu.original_meaning.value, fu.original_meaning
+    assert recs["復_楷书"].original_meaning.value.startswith("往來")
+
+
+def test_a_simplified_single_component_character_is_simplified(audited):
+    # 飞 is the simplified 飛 (one-to-one): its whole glyph is 简化, not 保留
+    types = _types(_evo(audited, "飞_简体"))
+    assert types and all(t == ("简化", "evolution.simplification.single") for t in types.values()), types
+    assert all(t[0] == "保留" for t in _types(_evo(audited, "飛_楷书")).values())
 
 
 def test_orim_questions_do_not_claim_a_reading_of_the_form_shown():

@@ -45,6 +45,7 @@ RULES: dict[str, str] = {
     "evolution.retention.single": "保留: a single-component character whose Shuowen head is the same character, analysed as one component or as a pictograph (象形 / 指事) without components",
     "evolution.retention.trad_simp": "保留: a component of a simplified character that the traditional form's decomposition has unchanged",
     "evolution.simplification.sheng": "简化: Shuowen marks the component as abbreviated (从X省 / X省聲) and the modern form keeps the abbreviated component",
+    "evolution.simplification.single": "简化: a single-component simplified character (飞 for 飛, a one-to-one Unihan pair): the whole glyph is the simplified form",
     "evolution.simplification.trad_simp": "简化: in a simplified character, the component that replaces a traditional component is its simplified form (OpenCC / Unihan)",
     "evolution.simplification.character": "a simplified character with its traditional form (Unihan kTraditionalVariant naming exactly one other character / cjkvi-ids 簡体); a character that is its own traditional form too (芸, 机: Shuowen heads) gets no such claim",
     "evolution.traditional_to_simplified": "a traditional character with its simplified form (Unihan kSimplifiedVariant / cjkvi-ids 簡体) in the 通用规范汉字表 (Unihan kTGH), or, when that form is outside the table, the table's form of the character's variant (鎌 -> 鐮 -> 镰)",
@@ -738,6 +739,12 @@ def _rule_pictograph(ctx: _Ctx) -> None:
     quote = "；".join(dict.fromkeys(p.span for p in sw))
     ctx.say("evolution.seal_analysis", f"小篆「{ctx.base}」为独体{label}字，《说文》：「{quote}」",
             f"In small seal script {ctx.base} is a single-component {label} character (Shuowen: {quote})", sw)
+    if ctx.trad and ctx.char != ctx.base:
+        # a simplified pictograph (飞 for 飛): the whole glyph is simplified, not kept
+        rule = "evolution.simplification.single"
+        ctx.candidates[ctx.char].append(ComponentEvolution(
+            ctx.char, "简化", rule, _cite(list(ctx.trad[1]) + sw + list(rec.structure.provenance), rule)))
+        return
     ce = ComponentEvolution(ctx.char, "保留", "evolution.retention.single",
                             _cite(sw + list(rec.structure.provenance), "evolution.retention.single"))
     ctx.candidates[ctx.char].append(ce)
@@ -827,6 +834,10 @@ def _type_against_seal(ctx: _Ctx, comp: Component, s: _Seal) -> None:
         ctx.add_type(comp.name, "讹变", "evolution.corruption.form_equivalent", provs)
         ctx.say("evolution.corruption.form_equivalent", f"篆文之「{s.name}」，今字形写作「{now}」，形体已变",
                 f"the seal component {s.name} is written {now} in the modern form", provs)
+    elif ctx.single and len(ctx.comps) == 1 and ctx.trad and ctx.char != ctx.base:
+        # a simplified single-component character (飞 for 飛): the whole glyph is simplified
+        ctx.add_type(comp.name, "简化", "evolution.simplification.single",
+                     list(ctx.trad[1]) + s.provenance + comp.provenance)
     elif ctx.single and len(ctx.comps) == 1:
         ctx.add_type(comp.name, "保留", "evolution.retention.single", s.provenance + comp.provenance)
     elif now is not None or aliases.is_position_form(s.name, written[0] if written else comp.name):

@@ -146,7 +146,13 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
         for r in corpus.readings.get(heads[0], []):
             if r.source == "duan":
                 out.setdefault("duan", []).append(Candidate(r, f"head:{heads[0]}"))
+    merged = form in corpus.traditional.get(form, [])
     for rel, other in corpus.equivalents(form):
+        if rel == "traditional" and merged:
+            # 复 is its own traditional form as well as the simplification of 復, 複 and 覆:
+            # several words merged into one character, none of whose entries speaks for
+            # 复 itself (its own Shuowen head is 𡕨 行故道也, not 復 往來也)
+            continue
         for r in _sort_direct(corpus.readings.get(other, [])):
             out.setdefault(r.source, []).append(Candidate(r, f"{rel}:{other}"))
     return out
