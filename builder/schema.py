@@ -296,10 +296,10 @@ class BuildReport(_Model):
     extra: dict[str, object] = Field(default_factory=dict)
 
 
-# Scripts whose form none of the build's sources analyses: Shuowen describes the seal
-# (its 古文 / 籒文 come without images) and the IDS the modern character, so a record of
-# an oracle-bone, bronze or Warring States form states no structure of its own.
-EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
+# Scripts whose form none of the build's sources analyses (metrics.acce.labels): Shuowen
+# describes the seal (its 古文 / 籒文 come without images) and the IDS the modern character,
+# so a record of an oracle-bone, bronze or Warring States form states no structure of its own.
+EARLY_FORM_SCRIPTS = labels.EARLY_FORM_SCRIPTS
 # The fields that analyse a written form (STRC, COMR/COMF/COMI/COME, FORC).
 FORM_ANALYSIS_FIELDS = ("structure", "ids", "formation", "special_structure", "components", "form")
 

@@ -30,7 +30,6 @@ from pathlib import Path
 import datasets
 
 from builder.publish.read import load_hub_layout
-from builder.schema import EARLY_FORM_SCRIPTS
 from harness import prompts
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import (
@@ -45,6 +44,7 @@ from harness.official import is_official_bench, read_official_bench
 from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
 from harness.retrieval import embed_images
 from harness.scoring import make_judge, package_versions, scorer_settings
+from metrics.acce.labels import EARLY_FORM_SCRIPTS
 from metrics.acce.paper import official_reference, score_paper
 
 PROTOCOLS = ("per-question", "paper")

@@ -61,6 +61,10 @@ SCRIPTS: dict[str, str] = {
     "草书": "cursive script",
     "简体": "simplified",
 }
+# Scripts whose form none of the build's sources analyses (Shuowen describes the seal, the
+# IDS the modern character): the bench asks their images no structure, component or
+# formation question, and records of them carry no such analysis.
+EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
 # Scoring treats a simplified form as regular script (ACCE.md section 1).
 SCRIPT_SCORING_ALIAS: dict[str, str] = {"简体": "楷书"}
 
