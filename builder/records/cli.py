@@ -19,7 +19,7 @@ records_app = typer.Typer(help="Inspect built records; convert to and from the o
                           no_args_is_help=True)
 
 from builder.records.show import show_record
-from builder.schema import GlyphRecord
+from builder.schema import GlyphRecord, as_drawn
 from builder.skips import SkipLog
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
@@ -131,14 +131,16 @@ def records_show(
     script: Optional[str] = typer.Option(None, "--script", help="only this script"),
     as_json: bool = typer.Option(False, "--json", help="print the records as JSON"),
 ) -> None:
-    """Print the records of some characters, every field with its provenance."""
+    """Print the records of some characters, every field with its provenance (an
+    oracle-bone or bronze record without the modern analysis: ``builder.schema.as_drawn``)."""
     wanted = set(characters)
     found = 0
     for rec in _records(output):
         if rec.character in wanted and (script is None or rec.script == script):
             found += 1
             if as_json:
-                typer.echo(rec.model_dump_json(indent=2, exclude_none=True))
+                # what is true of the form the script draws (no modern IDS for an oracle-bone form)
+                typer.echo(as_drawn(rec).model_dump_json(indent=2, exclude_none=True))
             else:
                 typer.echo(show_record(rec) + "\n")
     if not found:
