@@ -510,6 +510,16 @@ def run_record(results: dict | None, board: Board) -> dict:
     }
 
 
+def _run_bertscore_model(results: dict | None) -> str | None:
+    """The BERTScore model the run's ``results.json`` was scored with (``scorer.bertscore_model
+    .requested``), or None. A new board without ``--bertscore-model`` takes it, so a run scored
+    offline with e.g. ``offline-gemma3`` does not open a board on ``bert-base-chinese``, which an
+    offline machine cannot load (ORIM/COMI would silently go unscored on every row)."""
+    scorer = (results or {}).get("scorer") or {}
+    record = scorer.get("bertscore_model")
+    return record.get("requested") if isinstance(record, dict) and record.get("requested") else None
+
+
 def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str | Path, *,
            bench: str | None = None, bertscore_model: str | None = None, judge: str | None = None,
            progress: bool = False, results: dict | None = None, revision: str | None = None,
@@ -530,7 +540,8 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     ``file_bytes``: the predictions.jsonl content; ``model_name``: see
     :func:`check_model_name`; ``meta``: see :func:`check_meta`; ``board_dir``: the board
     folder (created with ``bench`` / ``bertscore_model`` / ``judge`` on first use, see
-    :func:`open_board`). The same content already on the board returns the existing row
+    :func:`open_board`; without ``bertscore_model`` a new board takes the model the run's
+    ``results`` were scored with). The same content already on the board returns the existing row
     with ``created=False``. Raises :class:`SubmissionError` with a plain-words message.
     """
     name = _unreserved_name(model_name)
@@ -538,6 +549,8 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     max_bytes = MAX_BYTES
     if len(file_bytes) > max_bytes:  # before any parsing or bench loading
         raise SubmissionError(f"the file is {len(file_bytes) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
+    if bertscore_model is None and not (Path(board_dir) / "board.json").exists():
+        bertscore_model = _run_bertscore_model(results)
     board = open_board(board_dir, bench=bench, bertscore_model=bertscore_model, judge=judge, revision=revision)
     if submission_protocol(file_bytes, results, board, protocol) == "paper":
         return submit_paper(file_bytes, name, meta, board, results=results, scoring=scoring, progress=progress,

@@ -325,6 +325,19 @@ def test_board_rows_record_the_run_and_verify_reproduces_them(hub, tmp_path):
     assert missing.exit_code == 2 and "no row" in missing.output
 
 
+def test_a_new_board_takes_the_runs_bertscore_model(hub, tmp_path):
+    # a run scored offline (offline-minilm here) must not open a board on bert-base-chinese,
+    # which an offline machine cannot load: every row would silently lack ORIM/COMI
+    root, run = _retrieval_run(hub, tmp_path)
+    results = json.loads((run / "results.json").read_text("utf-8"))
+    results["scorer"]["bertscore_model"] = {"requested": "offline-minilm", "comparable_to_paper": False}
+    lb.submit((run / "predictions.jsonl").read_bytes(), "offline-run", None, root / "board",
+              results=results, bertscore=False)
+    cfg = json.loads((root / "board" / "board.json").read_text("utf-8"))
+    assert cfg["scorer"]["bertscore_model"] == "offline-minilm"
+    assert cfg["scorer"]["bertscore"]["comparable_to_paper"] is False
+
+
 def test_a_run_record_from_another_bench_is_refused(hub, board, tmp_path):
     results = {"format": "jiezi-eval-results/1", "bench": {"fingerprint": "0" * 64}, "model": {"spec": "x"}}
     with pytest.raises(lb.SubmissionError, match="another bench"):
