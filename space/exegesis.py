@@ -42,6 +42,8 @@ LEVEL_NAMES = {"L1": ("基础", "basic"), "L2": ("字形", "form"), "L3": ("字�
 # The record field each question type reads (GlyphRecord, builder/schema.py): the answer
 # schema's (metrics/acce/answers.py).
 RECORD_FIELD = answers.record_fields()
+# The questions an early-form glyph (甲骨文, 金文) is not asked (the bench's L2).
+EARLY_FORM_UNANSWERED = frozenset({"STRC", "COMR", "FORC"})
 FIELD_WORDS = {"STRC": "structure", "COMR": "components", "FORC": "formation", "ORIM": "original meaning",
                "EVOI": "evolution"}
 # Provenance entries listed per fact: enough to check the fact, short enough to read.
@@ -184,6 +186,12 @@ class RetrievalExplainer:
         facts: dict[str, Fact] = {}
         for qtype, kind in QUESTION_TYPES.items():
             fact = Fact(qtype)
+            if d.script in labels.EARLY_FORM_SCRIPTS and qtype in EARLY_FORM_UNANSWERED:
+                # as the bench: the records analyse the modern / seal form, not this one
+                fact.error = (f"no source analyses the {d.script} form of {d.character} "
+                              f"(the records describe its modern and seal forms); left unanswered")
+                facts[qtype] = fact
+                continue
             try:
                 fact.answer = {"CHAR": d.character, "SCRC": d.script}.get(qtype) or \
                     self.baseline.render_fact(known, kind)

@@ -530,3 +530,19 @@ def _gallery_only_character_of(data):
         if row["character"] not in bench_chars and any(k.startswith("shuowen:") for k in rec.get("raw", {})):
             return row["character"], rec
     pytest.fail("no gallery-only character")
+
+
+def test_an_early_form_decision_gets_no_modern_analysis(handlers):
+    # as in the bench: the records analyse the modern and seal forms, so an oracle-bone or
+    # bronze decision leaves STRC, components and FORC unanswered and says why
+    from types import SimpleNamespace
+
+    ex = handlers.explainers.retrieval()
+    chars = ex.gallery.characters
+    row = next(i for i, c in enumerate(chars) if c == "江")
+    early = SimpleNamespace(character="江", script="甲骨文", rows=[row])
+    facts = ex._character_facts(early, [])
+    for q in ("STRC", "COMR", "FORC"):
+        assert not facts[q].answer and "no source analyses the 甲骨文 form" in facts[q].error, facts[q]
+    modern = ex._character_facts(SimpleNamespace(character="江", script="楷书", rows=[row]), [])
+    assert modern["STRC"].answer
