@@ -161,7 +161,10 @@ def test_levels_macro_and_not_computed(result):
 
 def test_settings_are_recorded(result):
     s = result["settings"]
-    assert s["scorer"]["bertscore_model"] == "bert-base-chinese" and s["scorer"]["bertscore_layers"] == 8
+    # EXACT turns BERTScore off: the settings name no model rather than the default one
+    assert s["scorer"]["bertscore"] is False
+    assert s["scorer"]["bertscore_model"] is None and s["scorer"]["bertscore_layers"] is None
+    assert s["bertscore"] is None or s["bertscore"]["model"] is None
     assert s["normalization"]["opencc"] == "t2s"
     assert s["component_matching"]["levenshtein_similarity_min"] == 0.8
     assert s["versions"]["bert_score"] and s["versions"]["opencc"]

@@ -188,7 +188,9 @@ def _version(dist: str) -> str | None:
 def _settings(cfg, bert_info: dict | None, judge_info: dict | None) -> dict:
     return {
         "metric_version": METRIC_VERSION,
-        "scorer": cfg.model_dump(),
+        # with BERTScore off no model was used: name none (and no layer count) rather than the default
+        "scorer": cfg.model_dump() if cfg.bertscore else {**cfg.model_dump(), "bertscore_model": None,
+                                                           "bertscore_layers": None},
         "bertscore": bert_info,
         "judge": judge_info,
         "normalization": {"unicode": "NFKC", "opencc": "t2s", "scripts": {"简体": "楷书"},
