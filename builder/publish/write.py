@@ -441,6 +441,8 @@ def render_card(kind: str, infos: dict[str, datasets.DatasetInfo], report: dict,
         source_licences=SOURCE_LICENCES, rules_table=evolution.rules_table_markdown(),
         scripts_all=list(labels.SCRIPTS), left_out=left_out or {}, rows=rows,
         label_skew=label_skew(out_dir) if kind == "bench" else [],
+        # readable JSON in the card (jinja's tojson escapes every CJK character)
+        as_json=lambda value: json.dumps(value, ensure_ascii=False),
     )
 
 
