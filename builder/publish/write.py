@@ -310,7 +310,7 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
         if not infos:
             raise PublishError(f"{spec['pretty']} has no rows in this build (see {qa_dir / 'report.json'}); "
                                "nothing loadable to publish")
-        card = render_card(kind, infos, report, out_dir, left_out=left_out, image_ids=image_ids)
+        card = render_card(kind, infos, report, out_dir, image_ids, left_out=left_out)
         # what users compare: the harness records the same value with results and board rows
         card.data["content_fingerprint"] = content_fingerprint(tmp)
         card.save(tmp / "README.md")
@@ -334,18 +334,11 @@ def write_hub_folder(out_dir: Path, kind: str, folder: Path | None = None, *, re
     return folder
 
 
-def _image_sources(out_dir: Path, kind: str, wanted: set[str] | None = None) -> dict[str, tuple[int, str]]:
-    """Image source -> (images, licence) of the resource: of the image ids ``wanted``
-    (the publication pass collects them), else of those its stage-3 file lists."""
+def _image_sources(out_dir: Path, wanted: set[str]) -> dict[str, tuple[int, str]]:
+    """Image source -> (images, licence) of the image ids ``wanted`` (those the
+    publication pass wrote), from the records' image entries."""
     counts: Counter = Counter()
     licences: dict[str, str] = {}
-    if wanted is None:
-        wanted = set()
-        path = out_dir / "qa" / ("dataset.jsonl" if kind == "dataset" else "bench.jsonl")
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                wanted.add(row.get("image_id") or row["id"])
     rec_path = records_dir_of(out_dir) / "records.jsonl"
     if rec_path.exists():
         st = rec_path.stat()
@@ -403,19 +396,19 @@ def label_skew(out_dir: Path) -> list[dict]:
 
 
 def render_card(kind: str, infos: dict[str, datasets.DatasetInfo], report: dict, out_dir: Path,
-                left_out: dict[str, list[str]] | None = None, image_ids: set[str] | None = None) -> DatasetCard:
+                image_ids: set[str], left_out: dict[str, list[str]] | None = None) -> DatasetCard:
     """The dataset card of ``kind`` from ``cards/<template>`` with YAML metadata
     (licences, task category, languages, size, ``configs``, ``dataset_info``) and every
     count taken from ``report``, the builders' split infos and (bench) the label
-    distribution of ``qa/bench.jsonl``. ``left_out``: config -> empty splits not written;
-    ``image_ids``: the images written (default: read from the stage-3 file)."""
+    distribution of ``qa/bench.jsonl``. ``image_ids``: the images written (their sources
+    and licences are listed); ``left_out``: config -> empty splits not written."""
     from datasets.info import DatasetInfosDict
     from datasets.utils.metadata import MetadataConfigs
 
     spec = RESOURCES[kind]
     split_names = {c: list(info.splits) for c, info in infos.items()}
     rows = distinct_rows(infos)
-    image_sources = _image_sources(out_dir, kind, image_ids)
+    image_sources = _image_sources(out_dir, image_ids)
     text_sources = ["makemeahanzi", "cjkvi-ids", "unihan", "shuowen"]
     img_src_names = {s.split(":", 1)[0] for s in image_sources}
     licence_ids = sorted({SOURCE_LICENCES[s][1] for s in text_sources + sorted(img_src_names) if s in SOURCE_LICENCES}
