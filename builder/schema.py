@@ -169,8 +169,9 @@ class GlyphImage(_Model):
     not the small seal: never labelled 篆书), ``"tracing"`` (a traced outline of a real
     inscription, e.g. the Wikimedia Commons ancient-character SVGs), ``"tracing-augmented"``
     (an augmented copy of a tracing, JieZi-Dataset only) or ``"user"``. Sizes are in pixels.
-    ``origin`` names the source file the image was made from (e.g.
-    ``commons-ancient:svg/丁-bronze.svg``); ``derived_from`` is the id of the image an
+    ``origin`` names the source file the image was made from; for a Wikimedia Commons
+    drawing it is its file title (``commons:File:丁-bronze.svg``), the same whichever copy
+    (SVG or PNG render) the image comes from; ``derived_from`` is the id of the image an
     augmented copy was made from (the leakage check follows it).
     """
 
@@ -187,6 +188,8 @@ class GlyphImage(_Model):
     sha256: str
     origin: str | None = None
     derived_from: str | None = None
+    series: str | None = Field(default=None, description="a drawing's Commons series: seal, bronze, silk, slip, bronze-warring ...")
+    page: str | None = Field(default=None, description="the Commons file page of a drawing")
 
 
 class FidelityFlag(_Model):

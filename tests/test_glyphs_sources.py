@@ -33,7 +33,7 @@ AUDITED_NOT_SEAL = "地清球相祥禧語謹迎造语谨鸣"  # issue 12's audit
 
 
 def test_registry_lists_every_source_with_the_same_interface():
-    assert registry.NAMES == ("oracle-mnist", "font", "lxgw-seal", "commons-ancient", "user")
+    assert registry.NAMES == ("oracle-mnist", "font", "lxgw-seal", "commons-ancient", "commons-acc-png", "user")
     for mod in registry.GLYPH_SOURCES:
         assert isinstance(mod.NAME, str) and callable(mod.plan) and mod.__doc__
 
@@ -121,7 +121,9 @@ def test_tracings_are_labelled_per_image(traced):
         [("丁", "甲骨文"), ("丁", "金文"), ("牛", "甲骨文"), ("象", "甲骨文"), ("象", "金文")])  # no 牛-bronze.svg
     for ch, g in tracings:
         form = {"甲骨文": "oracle", "金文": "bronze", "篆书": "seal"}[g.script]
-        assert g.origin == f"commons-ancient:svg/{ch}-{form}.svg" and g.derived_from is None
+        # keyed by the Commons file title (the drawing, whichever copy), with its page
+        assert g.origin == f"commons:File:{ch}-{form}.svg" and g.derived_from is None
+        assert g.series == form and g.page.startswith("https://commons.wikimedia.org/wiki/File:")
         assert g.licence.startswith("public domain") and g.path.startswith(f"images/{g.script}/")
     assert not skipped.items  # tracings of characters not requested are simply not taken
 

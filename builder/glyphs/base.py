@@ -44,7 +44,9 @@ class Meta:
     """What a :class:`~builder.schema.GlyphImage` says beyond the pixels: ``source``,
     ``licence``, ``style``, ``font`` (design name or None), ``item`` (the name the skip
     log uses; None = ``U+XXXX <character>``), ``origin`` (the source file) and
-    ``derived_from`` (id of the image an augmented copy was made from)."""
+    ``derived_from`` (id of the image an augmented copy was made from), ``series`` (the
+    Commons series of a drawing: ``seal``, ``silk``, ``slip``, ``bronze-warring`` ...) and
+    ``page`` (its Commons file page)."""
 
     source: str
     licence: str
@@ -53,6 +55,8 @@ class Meta:
     item: str | None = None
     origin: str | None = None
     derived_from: str | None = None
+    series: str | None = None
+    page: str | None = None
 
 
 @dataclass

@@ -144,7 +144,7 @@ def _images(plan: Plan, results: list[render.Result], skipped: SkipLog) -> list[
         out.append((job.character, GlyphImage(
             id=image_id, path=rel, script=job.script, source=meta.source, licence=meta.licence,
             style=meta.style, font=meta.font, width=width, height=height, sha256=sha,
-            origin=meta.origin, derived_from=meta.derived_from)))
+            origin=meta.origin, derived_from=meta.derived_from, series=meta.series, page=meta.page)))
     return out
 
 

@@ -17,6 +17,8 @@ every image made from a bench tracing (``builder/qa/bench_select.py``).
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from builder.glyphs import render, tracing
 from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT
@@ -29,8 +31,20 @@ NAME = "commons-ancient"
 LICENCE = "public domain (PD-ancient-script; Wikimedia Commons Ancient Chinese characters project)"
 FORM_SCRIPTS: dict[str, str] = {"oracle": "甲骨文", "bronze": "金文", "seal": "篆书"}
 AUGMENTS_PER_TRACING = 4
+COMMONS_PAGE = "https://commons.wikimedia.org/wiki/"
+
+
+def form_series(rel: str) -> str:
+    """The Commons series of ``svg/<character>-<form>.svg`` (its form: oracle, bronze, seal)."""
+    return rel.rsplit("-", 1)[-1].rsplit(".", 1)[0]
 # Tracings a paleographer's review found to draw another character than their file name
 # says; left out of every build (logged as ``glyph-audited-out``), with the reason.
+
+
+def commons_title(rel: str) -> str:
+    """The Commons file title of the tracing ``svg/<file>`` (``svg/丁-bronze.svg`` ->
+    ``File:丁-bronze.svg``): the key of a drawing whichever copy it comes from."""
+    return "File:" + rel.rsplit("/", 1)[-1]
 
 
 def tracings() -> list[tuple[str, str, str, str]]:
@@ -67,12 +81,14 @@ def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
             skipped.add(NAME, rel, AUDITED_OUT[rel], field="character", kind="glyph-audited-out")
             continue
         path = str(source_file(request.sources_dir, f"{NAME}/{rel}"))
-        origin = f"{NAME}:{rel}"
+        title = commons_title(rel)
+        origin = f"commons:{title}"  # the drawing, whichever copy: leakage checks compare it
         image_id = render.make_id(NAME, sha, tracing.TRACING_VERSION, request.size)
         plan.add(render.Job("svg", ch, script, image_id, path=path),
-                 Meta(NAME, LICENCE, "tracing", item=rel, origin=origin))
+                 Meta(NAME, LICENCE, "tracing", item=rel, origin=origin, series=form_series(rel),
+                      page=COMMONS_PAGE + quote(title, safe=":")))
         for variant in range(AUGMENTS_PER_TRACING):
             aug_id = render.make_id(f"{NAME}-aug", sha, tracing.AUGMENT_VERSION, variant, request.size)
             plan.add(render.Job("svg-augment", ch, script, aug_id, path=path, slug=image_id, variant=variant),
                      Meta(NAME, LICENCE, "tracing-augmented", item=f"{rel} copy {variant}", origin=origin,
-                          derived_from=image_id))
+                          derived_from=image_id, series=form_series(rel), page=COMMONS_PAGE + quote(title, safe=":")))

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from builder.glyphs import commons_ancient, font_renderings, lxgw_seal, oracle_mnist, user
+from builder.glyphs import commons_acc_png, commons_ancient, font_renderings, lxgw_seal, oracle_mnist, user
 
 GLYPH_SOURCES: tuple[ModuleType, ...] = (
     oracle_mnist,      # real oracle-bone scans (甲骨文)
     font_renderings,   # regular-script renderings (楷书 / 简体)
     lxgw_seal,         # a seal-style font (篆书 only where the rule of lxgw_seal.seal_verdict holds)
     commons_ancient,   # traced 甲骨文 / 金文 / 篆书 outlines and their augmented copies
+    commons_acc_png,   # 6,404 Commons drawings (篆书 / 金文 / 战国文字 / 甲骨文) and their augmented copies
     user,              # labelled user folders and CSV manifests
 )
 

@@ -45,7 +45,8 @@ class Job:
     context design ``design``), ``"user"`` (normalise the image file ``path``; its id is
     ``slug`` plus a hash of the file bytes, so it is computed here), ``"svg"`` (rasterise
     the SVG tracing ``path``) or ``"svg-augment"`` (augmented copy ``variant`` of the SVG
-    tracing ``path``, parameters seeded by ``slug``; see :mod:`builder.glyphs.tracing`). ``image_id`` and
+    tracing ``path``, parameters seeded by ``slug``; see :mod:`builder.glyphs.tracing`), ``"png"`` /
+    ``"png-augment"`` (the same for a PNG render of a tracing). ``image_id`` and
     ``script`` name the output ``images/<script>/<image_id>.png``.
     """
 
@@ -133,6 +134,8 @@ def run_job(job: Job) -> Result:
         return ("skip", f"file not found: {exc.filename}", "glyph-missing-file")
     except tracing.SvgRendererMissing:
         raise  # a missing library is not a bad item: every tracing would fail the same way
+    except tracing.ComponentDiagram as exc:
+        return ("skip", str(exc), "glyph-component-diagram")
     except Exception as exc:  # noqa: BLE001 - one bad item must not stop the run
         # Pillow reports an undecodable, truncated or hostile file with many exception
         # types (OSError, SyntaxError, ValueError, DecompressionBombError, struct.error...).
@@ -158,6 +161,9 @@ _DRAW = {
     "svg": lambda job, ctx, data: tracing.tracing_image(Path(job.path).read_bytes(), ctx.size),
     "svg-augment": lambda job, ctx, data: tracing.augmented_image(Path(job.path).read_bytes(), ctx.size,
                                                                   job.slug, job.variant),
+    "png": lambda job, ctx, data: tracing.drawing_image(Path(job.path).read_bytes(), ctx.size),
+    "png-augment": lambda job, ctx, data: tracing.augmented_drawing(Path(job.path).read_bytes(), ctx.size,
+                                                                    job.slug, job.variant),
 }
 
 

@@ -236,6 +236,25 @@ def audit_sample(
     _echo_json(counts)
 
 
+@audit_app.command("tracings")
+def audit_tracings(
+    output: Path = typer.Option(..., "--output", "-o", help="The `jiezi build` folder."),
+    sheets: Optional[Path] = typer.Option(None, "--sheets", help="Folder for the sheets (default: OUT/audit/tracings)."),
+    per_sheet: int = typer.Option(48, min=1, help="Drawings per sheet."),
+) -> None:
+    """Contact sheets of the Commons drawings waiting for review (OUT/qa/tracing_review.jsonl),
+    with an index.tsv whose verdict column (ok / wrong: why / doubtful: why) the reviewer fills;
+    the verdicts go into builder/glyphs/commons_acc_audit.py."""
+    from builder.qa.tracing_audit import contact_sheets
+
+    try:
+        counts = contact_sheets(output, sheets or output / "audit" / "tracings", per_sheet=per_sheet)
+    except FileNotFoundError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    _echo_json(counts)
+
+
 @audit_app.command("ingest")
 def audit_ingest(
     sheet: Path = typer.Argument(..., help="A review sheet filled with verdicts (ok / reject / correct)."),

@@ -56,16 +56,24 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.qa.compose import Facts, bench_eligible
+from builder.glyphs.commons_acc_png import audit_verdict
+from builder.qa.compose import Facts, bench_eligible, bench_kinds
 from builder.schema import GlyphImage, GlyphRecord
 from metrics.acce import labels as acce_labels
 from metrics.acce.core import score
 
 TARGET_IMAGES = 1024
+# Bench images wanted per ancient script (issue 20), near the paper's per-image mix (篆书 342,
+# 金文 252 of 1,024): 甲骨文 counts the Oracle-MNIST scans (SCANS_PER_RECORD per class) first.
+SCRIPT_QUOTAS: dict[str, int] = {"篆书": 345, "金文": 265, "甲骨文": 125, "战国文字": 90}
+# At most this share of a script's eligible traced (character, script) pairs goes to the
+# bench; the rest (and their augmented copies) stay in JieZi-Dataset, so every script trains.
 TRACED_BENCH_SHARE = 0.75
-MIN_TRACED_BENCH_SHARE = 0.70
 SCANS_PER_RECORD = 4
-MAX_MODERN_SHARE = 0.40
+MAX_MODERN_SHARE = 0.25
+# The tracing audit reviews this many times each script's quota (``review_pool=True``), so
+# that the drawings it rejects can be replaced from reviewed ones.
+AUDIT_MARGIN = 1.4
 UNSEEN_CHARACTER_SHARE = 0.125
 UNSEEN_GLYPH_SHARE = 0.25
 COMPONENT_RATIO = 1852 / 1024
@@ -131,6 +139,7 @@ class BenchPlan:
     withheld_images: set[str] = field(default_factory=set)
     reserved_characters: set[str] = field(default_factory=set)
     stats: dict = field(default_factory=dict)
+    review: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """JSON-ready form (``bench_plan.json``)."""
@@ -157,6 +166,7 @@ class Candidate:
     forc: str | None
     come: tuple[str, ...] | None
     richness: float
+    kinds: int = 0
 
 
 def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...] | None]:
@@ -253,27 +263,42 @@ class Tally:
         return max(share.values()) / n if n else 0.0
 
 
-def _is_bench_image(im: GlyphImage) -> bool:
-    return im.style not in NOT_BENCH_STYLES and not im.source.startswith("lxgw-seal")
+def reviewed(im: GlyphImage) -> bool:
+    """Whether a tracing may be a bench image: a Wikimedia Commons drawing (``origin``
+    ``commons:<title>``) only once the tracing audit found it right (every ``commons-ancient``
+    SVG was reviewed: those left in are right; a ``commons-acc-png`` drawing needs the
+    ``"ok"`` of :mod:`builder.glyphs.commons_acc_audit`). Other images need no review."""
+    origin = im.origin or ""
+    if im.style != "tracing" or not origin.startswith("commons:"):
+        return True
+    return im.source == "commons-ancient" or audit_verdict(origin[len("commons:"):]) == "ok"
 
 
-def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: int) -> dict[str, list[Candidate]]:
+def _is_bench_image(im: GlyphImage, review_pool: bool = False) -> bool:
+    return (im.style not in NOT_BENCH_STYLES and not im.source.startswith("lxgw-seal")
+            and (review_pool or reviewed(im)))
+
+
+def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: int,
+               review_pool: bool = False) -> dict[str, list[Candidate]]:
     """The images the selection may take, by pool: ``tracing`` (one traced image per
-    eligible record of an ancient script with no scan), ``scan`` (up to
-    :data:`SCANS_PER_RECORD` scans per eligible record), ``ancient`` (one other image per
-    eligible record of another ancient script) and ``modern`` (one image per eligible
-    楷书 / 简体 record). Each list is ordered by richness, then a seeded hash."""
+    eligible record of an ancient script with no scan; only reviewed drawings, see
+    :func:`reviewed`, unless ``review_pool``), ``scan`` (up to :data:`SCANS_PER_RECORD`
+    scans per eligible record), ``ancient`` (one other image per eligible record of another
+    ancient script) and ``modern`` (one image per eligible 楷书 / 简体 record). Each list is
+    ordered by the number of questions the image can be asked, then richness, then a
+    seeded hash."""
     pools: dict[str, list[Candidate]] = {"tracing": [], "scan": [], "ancient": [], "modern": []}
     for r in records:
         if not r.images or r.id not in bench_facts or not bench_eligible(bench_facts[r.id]):
             continue
         facts = bench_facts[r.id]
-        images = sorted((im for im in r.images if _is_bench_image(im)), key=lambda im: _h(seed, im.id))
+        images = sorted((im for im in r.images if _is_bench_image(im, review_pool)), key=lambda im: _h(seed, im.id))
         if not images:
             continue
 
         def cand(im: GlyphImage) -> Candidate:
-            return Candidate(r, im, *labels_of(facts), facts.richness)
+            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts))
 
         scans = [im for im in images if im.style == "scan"]
         traced = [im for im in images if im.style == "tracing"]
@@ -287,7 +312,7 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
         else:
             pools["ancient"].append(cand(images[0]))
     for pool in pools.values():
-        pool.sort(key=lambda c: (-c.richness, _h(seed, c.image.id)))
+        pool.sort(key=lambda c: (-c.kinds, -c.richness, _h(seed, c.image.id)))
     return pools
 
 
@@ -307,7 +332,10 @@ def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[
         heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
         if not heads:
             break
-        key, lst = min(heads, key=lambda kv: (tally.overshoot_with(kv[1][0]), tally.distance_with(kv[1][0])))
+        # within the caps, an image asked more questions first: a seal drawing without its
+        # STRC question must not win just because it adds no label to balance
+        key, lst = min(heads, key=lambda kv: (tally.overshoot_with(kv[1][0]), -kv[1][0].kinds,
+                                              tally.distance_with(kv[1][0])))
         come_major = tally.come_share.most_common(1)[0][0] if tally.come_share else None
 
         def come_load(c: Candidate) -> float:
@@ -323,61 +351,82 @@ def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[
     return out
 
 
+def _quotas(pools: dict[str, list[Candidate]], cap: int, margin: float) -> tuple[dict[str, int], int, int]:
+    """Per script the traced images wanted, the scans and the other ancient images:
+    :data:`SCRIPT_QUOTAS` (x ``margin``; 甲骨文's quota counts the scans first), each at most
+    :data:`TRACED_BENCH_SHARE` of the script's traced pairs (rounded up), all scaled down
+    together when they exceed ``cap``."""
+    traced = Counter(c.record.script for c in pools["tracing"])
+    scans = Counter(c.record.script for c in pools["scan"])
+    quotas = {}
+    for script, n in traced.items():
+        want = max(0, round(SCRIPT_QUOTAS.get(script, 0) * margin) - scans[script])
+        quotas[script] = min(want, math.ceil(TRACED_BENCH_SHARE * n))
+    n_scan, n_other = len(pools["scan"]), len(pools["ancient"])
+    total = sum(quotas.values()) + n_scan + n_other
+    scale = min(1.0, cap / total) if total else 1.0
+    return ({s: math.floor(q * scale) for s, q in quotas.items()},
+            math.floor(n_scan * scale), math.floor(n_other * scale))
+
+
 def _pick_ancient(pools: dict[str, list[Candidate]], cap: int, tally: Tally,
-                  taken_sha: set[str]) -> tuple[list[Candidate], dict]:
-    """The ancient part of the bench: per script :data:`TRACED_BENCH_SHARE` of the
-    traced pairs (rounded up), the scans, one image per other ancient record; scaled down
-    together when they exceed ``cap`` images. Returns the picks and the traced split
-    shares per script (``{script: {"traced_pairs", "bench", "dataset", "bench_share"}}``)."""
+                  taken_sha: set[str], margin: float = 1.0) -> tuple[list[Candidate], dict]:
+    """The ancient part of the bench: per script its quota of traced pairs
+    (:func:`_quotas`), the scans, one image per other ancient record. Returns the picks
+    and the traced split shares per script (``{script: {"traced_pairs", "bench",
+    "dataset", "bench_share"}}``)."""
     traced_by_script: dict[str, list[Candidate]] = defaultdict(list)
     for c in pools["tracing"]:
         traced_by_script[c.record.script].append(c)
-    quotas = {s: math.ceil(TRACED_BENCH_SHARE * len(v)) for s, v in traced_by_script.items()}
-    want = sum(quotas.values()) + len(pools["scan"]) + len(pools["ancient"])
-    scale = min(1.0, cap / want) if want else 1.0
+    quotas, n_scan, n_other = _quotas(pools, cap, margin)
     picks: list[Candidate] = []
     shares = {}
-    for script in sorted(traced_by_script):
-        lst = traced_by_script[script]
-        got = pick_stratified(lst, math.floor(quotas[script] * scale), tally, taken_sha)
-        picks += got
-        shares[script] = {"traced_pairs": len(lst), "bench": len(got), "dataset": len(lst) - len(got),
-                          "bench_share": round(len(got) / len(lst), 4)}
-    # scans: every record's few scans, records round-robin so a cut keeps every class
+    # scans first: every record's few scans, records round-robin so a cut keeps every class
     by_rec: dict[str, list[Candidate]] = defaultdict(list)
     for c in pools["scan"]:
         by_rec[c.record.id].append(c)
-    n_scan = math.floor(len(pools["scan"]) * scale)
     for i in range(SCANS_PER_RECORD):
         for rid in sorted(by_rec):
             if i < len(by_rec[rid]) and n_scan > 0:
                 got = pick_stratified([by_rec[rid][i]], 1, tally, taken_sha)
                 picks += got
                 n_scan -= len(got)
-    picks += pick_stratified(pools["ancient"], math.floor(len(pools["ancient"]) * scale), tally, taken_sha)
+    for script in sorted(traced_by_script):
+        lst = traced_by_script[script]
+        got = pick_stratified(lst, quotas[script], tally, taken_sha)
+        picks += got
+        shares[script] = {"traced_pairs": len(lst), "bench": len(got), "dataset": len(lst) - len(got),
+                          "bench_share": round(len(got) / len(lst), 4)}
+    picks += pick_stratified(pools["ancient"], n_other, tally, taken_sha)
     return picks, shares
 
 
 def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: int = 0,
-           target: int = TARGET_IMAGES) -> BenchPlan:
+           target: int = TARGET_IMAGES, review_pool: bool = False) -> BenchPlan:
     """Choose the bench images and splits (see the module docstring for the rules).
 
     ``records``: all records (their images are the candidates); ``bench_facts``: record id
     -> :class:`~builder.qa.compose.Facts` under the bench profile (records without an entry are
     not eligible); ``target``: the most images the bench may have (its size otherwise
-    follows from the composition rules). Deterministic for ``seed``. Raises nothing.
+    follows from the composition rules). ``review_pool``: select the drawings the tracing
+    audit must review instead (unreviewed drawings allowed, each quota x
+    :data:`AUDIT_MARGIN`). Deterministic for ``seed``. Raises nothing.
     """
     plan = BenchPlan()
-    pools = candidates(records, bench_facts, seed)
+    pools = candidates(records, bench_facts, seed, review_pool=review_pool)
+    margin = AUDIT_MARGIN if review_pool else 1.0
     tally, taken_sha = Tally(), set()
     n_ancient_pool = len(pools["tracing"]) + len(pools["scan"]) + len(pools["ancient"])
-    cap = target if not pools["modern"] else max(1, math.floor(target * (1 - MAX_MODERN_SHARE)))
-    ancient, traced_split = _pick_ancient(pools, min(cap, target), tally, taken_sha)
-    if ancient:
-        n_modern = min(target - len(ancient), math.floor(len(ancient) * MAX_MODERN_SHARE / (1 - MAX_MODERN_SHARE)))
+    quotas, n_scan, n_other = _quotas(pools, round(target * margin), margin)
+    planned = sum(quotas.values()) + n_scan + n_other
+    if planned:
+        n_modern = min(round(target * margin) - planned, math.floor(planned * MAX_MODERN_SHARE / (1 - MAX_MODERN_SHARE)))
     else:
         n_modern = target  # no ancient image at all: a regular-script bench (warned)
+    # regular script first: its 简体 images bring the simplified components (COME 简化) that
+    # let the seal drawings' mostly retained components (保留) in under the COME cap
     modern = pick_stratified(pools["modern"], max(0, n_modern), tally, taken_sha)
+    ancient, traced_split = _pick_ancient(pools, round(target * margin), tally, taken_sha, margin)
     chosen = [(c.record, c.image) for c in ancient + modern]
     n_unseen_chars, n_char_pool = _splits(plan, records, chosen, seed)
     n_components = _second_component(plan, chosen, bench_facts, seed)
@@ -387,6 +436,24 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     plan.stats["component_questions_per_image"] = round((n_components + n_second) / max(1, len(chosen)), 3)
     plan.stats["warnings"] = _warnings(plan, target, pools, n_unseen_chars, n_char_pool)
     return plan
+
+
+def review_list(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: int = 0,
+                target: int = TARGET_IMAGES) -> list[dict]:
+    """The drawings the tracing audit should review next: those a selection with every
+    quota x :data:`AUDIT_MARGIN` would take (:func:`select` with ``review_pool=True``) that
+    have no verdict yet, as ``{"title", "character", "script", "image_id", "path"}`` (path
+    relative to the records folder), in selection order. Empty once every such drawing was
+    reviewed; reviewing them lets rejected drawings be replaced from reviewed ones."""
+    pool = select(records, bench_facts, seed=seed, target=target, review_pool=True)
+    by_id = {im.id: im for r in records for im in r.images}
+    out = []
+    for b in pool.images:
+        im = by_id[b.image_id]
+        if not reviewed(im):
+            out.append({"title": (im.origin or "")[len("commons:"):], "character": b.character,
+                        "script": b.script, "image_id": im.id, "path": im.path})
+    return out
 
 
 def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[GlyphRecord, GlyphImage]],

@@ -876,18 +876,30 @@ def dataset_qa(facts: Facts, image: GlyphImage, seed: int, stats: Counter | None
 
 BENCH_KINDS = ("CHAR", "SCRC", "STRC", "COMP_FULL", "COMP_ASPECT", "FORC", "ORIM", "EVOI")
 BENCH_REQUIRED = ("CHAR", "SCRC", "STRC", "COMP_FULL", "FORC", "ORIM", "EVOI")
+SEAL_L2_KINDS = ("STRC", "COMP_FULL", "FORC")
 
 
 def bench_eligible(facts: Facts) -> bool:
-    """True when every one-per-image bench kind can be asked (agreeing sources). An early
-    form (甲骨文, 金文) is eligible without its L2 kinds, which no source analyses for that
-    form (:data:`EARLY_FORM_REASON`): it is asked CHAR, SCRC and those of ORIM and EVOI
-    its sources support. Real early glyphs are few (Oracle-MNIST has ten characters), so
-    a gap in ORIM or EVOI (e.g. Duan rejecting Shuowen's gloss of 牛) drops that question,
-    not the image."""
+    """True when the image can be a bench image. A modern form: every one-per-image bench
+    kind can be asked (agreeing sources). An early form (甲骨文, 金文, 战国文字) is eligible
+    without its L2 kinds, which no source analyses for that form (:data:`EARLY_FORM_REASON`):
+    it is asked CHAR, SCRC and those of ORIM and EVOI its sources support. A seal form (篆书)
+    needs CHAR, SCRC and at least one L2 kind from Shuowen's analysis of that head (STRC,
+    the component question or FORC): a layout Shuowen's parts do not confirm, or a head
+    whose gloss Duan rejects, drops that question, not the image (the seal drawings are the
+    bench's L2 on ancient forms; the selection prefers the images with more questions)."""
+    if "CHAR" in facts.missing or "SCRC" in facts.missing:
+        return False
     if any(facts.missing.get(k) == EARLY_FORM_REASON for k in L2_KINDS):
-        return "CHAR" not in facts.missing and "SCRC" not in facts.missing
+        return True
+    if facts.script in SEAL_FORM_SCRIPTS:
+        return any(k not in facts.missing for k in SEAL_L2_KINDS)
     return all(k not in facts.missing for k in BENCH_REQUIRED)
+
+
+def bench_kinds(facts: Facts) -> int:
+    """How many of the one-per-image bench kinds (:data:`BENCH_REQUIRED`) ``facts`` can ask."""
+    return sum(k not in facts.missing for k in BENCH_REQUIRED)
 
 
 def l2_dropped(facts: Facts) -> list[str]:
@@ -909,7 +921,7 @@ def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bo
     for k in BENCH_KINDS:
         if k == "COMP_ASPECT" and not (second_component and "COMP_ASPECT" not in facts.missing):
             continue
-        if k in facts.missing:  # an early form's L2 kinds (bench_eligible allows no other gap)
+        if k in facts.missing:  # an early form's L2 kinds, a seal form's unconfirmed ones
             continue
         item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
         if item is not None:

@@ -40,7 +40,7 @@ from tqdm.auto import tqdm
 
 from builder.codekey import code_digest
 from builder.qa import bench_select as bench_mod
-from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, l2_dropped
+from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, glyph_form, l2_dropped
 from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
 from builder.skips import SkipLog
@@ -257,6 +257,9 @@ class _DatasetOut:
     chars: set = field(default_factory=set)
     pairs: set = field(default_factory=set)
     components: set = field(default_factory=set)
+    # (form, component): the components the dataset's answers name on images of each form
+    # (compose.glyph_form: "seal" for 篆书, "modern" for 楷书 / 简体 ...)
+    form_components: set = field(default_factory=set)
     gallery: list = field(default_factory=list)
     polished: Counter = field(default_factory=Counter)
     evoi: list = field(default_factory=list)
@@ -281,6 +284,8 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
         if r.images:
             bench_facts[r.id] = facts_for(r, BENCH, index)
     plan = bench_mod.select(records, bench_facts, seed=seed, target=bench_size)
+    plan.review = bench_mod.review_list(records, bench_facts, seed=seed, target=bench_size)
+    plan.stats["tracings_to_review"] = len(plan.review)
     by_id = {r.id: r for r in records}
     rows, early = [], Counter()
     for b in plan.images:
@@ -347,7 +352,7 @@ def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progres
                     continue
                 out.stats["early_form_l2_kinds_dropped"] += len(l2_dropped(facts))
                 out.stats["early_form_images_without_l2"] += bool(l2_dropped(facts))
-                _count_turns(qas, unseen_chars, out)
+                _count_turns(qas, unseen_chars, out, glyph_form(rec.script))
                 fh.write(json.dumps({"id": im.id, "image": im.path, "record_id": rec.id,
                                      "character": rec.character, "script": rec.script, "qa": qas},
                                     ensure_ascii=False) + "\n")
@@ -360,8 +365,9 @@ def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progres
     return out
 
 
-def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut) -> None:
-    """Tally one image's turns and pre-serialise their provenance and structured answers."""
+def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut, form: str = "modern") -> None:
+    """Tally one image's turns (``form``: the image's :func:`glyph_form`) and pre-serialise
+    their provenance and structured answers."""
     for d in qas:
         if unseen_chars & set(d["answer"]):
             out.mentions += 1
@@ -371,6 +377,7 @@ def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut) -> None:
             out.evoi.append(d["answer"])
         for c in (d["answer_struct"] or {}).get("components", []) or []:
             out.components.add(canonical_component(c["name"]))
+            out.form_components.add((form, canonical_component(c["name"])))
     for d in qas:  # pre-serialised: the builders copy them into the row as they are
         d["provenance_json"] = json.dumps(d.pop("provenance"), ensure_ascii=False)
         d["answer_struct_json"] = json.dumps(d.pop("answer_struct"), ensure_ascii=False)
@@ -378,10 +385,14 @@ def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut) -> None:
 
 def _leakage(qa_dir: Path, plan, bench_rows: list[dict], ds: _DatasetOut) -> tuple[dict, set]:
     """Fill each bench row's unseen components; the leakage counts and the bench's components."""
+    # a component is unseen when no dataset answer names it on an image of the same form:
+    # the seal form of 水 is not learnt from 楷书 renderings of 氵 (issue 20)
     for row in bench_rows:
+        form = glyph_form(row["script"])
         names = [c["name"] for c in (row["answer_struct"] or {}).get("components", []) or []]
-        row["unseen_components"] = sorted({n for n in names if canonical_component(n) not in ds.components})
-    bench_comp = {canonical_component(c["name"]) for row in bench_rows
+        row["unseen_components"] = sorted({n for n in names
+                                           if (form, canonical_component(n)) not in ds.form_components})
+    bench_comp = {(glyph_form(row["script"]), canonical_component(c["name"])) for row in bench_rows
                   for c in (row["answer_struct"] or {}).get("components", []) or []}
     dataset_ids = {row["id"] for row in read_jsonl(qa_dir / "dataset.jsonl")}
     leakage = {
@@ -445,6 +456,19 @@ def _dataset_report(ds: _DatasetOut, n_records: int, polisher) -> dict:
     }
 
 
+def _script_table(plan, bench_rows: list[dict]) -> dict:
+    """Per script: images asked an L2 question, L2 questions, and the shares (0..1) of its
+    images in the unseen-pair and unseen-character splits."""
+    out = {}
+    for script in sorted({b.script for b in plan.images}):
+        imgs = [b for b in plan.images if b.script == script]
+        l2 = [r for r in bench_rows if r["script"] == script and r["level"] == "L2"]
+        out[script] = {"images": len(imgs), "l2_images": len({r["image_id"] for r in l2}), "l2_questions": len(l2),
+                       "unseen_glyph_share": round(sum(b.unseen_glyph for b in imgs) / len(imgs), 4),
+                       "unseen_character_share": round(sum(b.unseen_character for b in imgs) / len(imgs), 4)}
+    return out
+
+
 def _bench_report(plan, bench_rows: list[dict], bench_comp: set, ds: _DatasetOut, early: Counter) -> dict:
     by_subtask_bench = Counter(r["subtask"] for r in bench_rows)
     by_kind_bench = Counter(r["kind"] for r in bench_rows)
@@ -455,6 +479,7 @@ def _bench_report(plan, bench_rows: list[dict], bench_comp: set, ds: _DatasetOut
         "by_kind": dict(sorted(by_kind_bench.items())),
         "by_script": plan.stats["by_script"],
         "by_script_questions": dict(sorted(Counter(r["script"] for r in bench_rows).items())),
+        "script_table": _script_table(plan, bench_rows),
         "splits": {
             "test": len(bench_rows),
             "unseen_characters": sum(r["unseen_character"] for r in bench_rows),
@@ -466,7 +491,15 @@ def _bench_report(plan, bench_rows: list[dict], bench_comp: set, ds: _DatasetOut
         },
         "unseen_character_share": plan.stats["unseen_character_share"],
         "unseen_glyph_share": plan.stats["unseen_glyph_share"],
-        "unseen_component_share": round(len(bench_comp - ds.components) / max(1, len(bench_comp)), 4),
+        # (form, component) pairs of the bench no dataset answer on that form names, and the
+        # components no dataset answer names at all, on any form
+        "unseen_component_share": round(len(bench_comp - ds.form_components) / max(1, len(bench_comp)), 4),
+        "unseen_component_share_any_form": round(
+            len({c for _, c in bench_comp} - ds.components) / max(1, len({c for _, c in bench_comp})), 4),
+        "unseen_component_share_by_form": {
+            f: round(len({x for x in bench_comp if x[0] == f} - ds.form_components)
+                     / max(1, len({x for x in bench_comp if x[0] == f})), 4)
+            for f in sorted({f for f, _ in bench_comp})},
         "component_questions_per_image": plan.stats["component_questions_per_image"],
         "early_form_l2_not_asked": dict(sorted(early.items())),
         "evoi_templates": template_diversity([r["answer"] for r in bench_rows if r["subtask"] == "EVOI"]),
@@ -531,6 +564,9 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     # the gallery keeps other characters' source texts whole (raw entries, spans), which
     # may quote an unseen character; counted, not hidden
     leakage["gallery_records_quoting_an_unseen_character"] = quoting
+    # the drawings the tracing audit should look at next (``jiezi audit tracings``)
+    _atomic_write(qa_dir / "tracing_review.jsonl",
+                  lambda fh: [fh.write(json.dumps(r, ensure_ascii=False) + "\n") for r in plan.review])
     _atomic_write(qa_dir / "bench_plan.json",
                   lambda fh: json.dump(plan.to_json(), fh, ensure_ascii=False, indent=1))
     skips.write(qa_dir / "skipped.jsonl")

@@ -30,6 +30,7 @@ Positions (左, 右, 上 ...) come from the first level of the chosen IDS.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -132,7 +133,7 @@ def _sort_direct(readings: list[SourceReading]) -> list[SourceReading]:
 def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
     """Per source, the candidate readings for ``form`` in the order fields are taken from."""
     out: dict[str, list[Candidate]] = {}
-    direct = _sort_direct(corpus.readings.get(form, []))
+    direct = [_as_variant_reading(r, form, corpus) for r in _sort_direct(corpus.readings.get(form, []))]
     for r in direct:
         out.setdefault(r.source, []).append(Candidate(r))
         if r.source == "cjkvi-ids" and r.formation is None:
@@ -140,8 +141,9 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
                 for t in corpus.readings.get(target, []):
                     if t.source == "cjkvi-ids" and t.formation is not None:
                         out["cjkvi-ids"].append(Candidate(t, f"link:{target}"))
-    # a Shuowen 重文 shares its head's word: 段注's statement on the head applies too
-    heads = [r.head for r in direct if r.source == "shuowen" and r.head]
+    # a Shuowen 重文 still read like its head is the head's word: 段注's statement on the
+    # head applies too
+    heads = [r.head for r in direct if r.source == "shuowen" and r.head and same_word(form, r.head, corpus)]
     if heads and "duan" not in out:
         for r in corpus.readings.get(heads[0], []):
             if r.source == "duan":
@@ -156,6 +158,34 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
         for r in _sort_direct(corpus.readings.get(other, [])):
             out.setdefault(r.source, []).append(Candidate(r, f"{rel}:{other}"))
     return out
+
+
+def _toneless(pinyin: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", pinyin.lower()) if c.isascii() and c.isalpha())
+
+
+def _pinyins(ch: str, corpus: Corpus, sources: tuple[str, ...]) -> set[str]:
+    return {_toneless(p) for r in corpus.readings.get(ch, []) if r.source in sources and r.head is None
+            for rd in r.readings if rd.pinyin for p in rd.pinyin.split()}
+
+
+def same_word(variant: str, head: str, corpus: Corpus) -> bool:
+    """Whether the Shuowen 重文 ``variant`` is still read like its ``head`` (a shared
+    toneless pinyin between the variant's Unihan / makemeahanzi readings and the head's
+    Shuowen / Unihan ones), so that the head's gloss and readings are the variant's word's:
+    明 míng (古文 of 朙 míng) yes, 隼 sǔn (或體 of 鵻 zhuī) no. False when either has no
+    reading (a gloss is not inherited on no evidence)."""
+    mine = _pinyins(variant, corpus, ("unihan", "makemeahanzi"))
+    theirs = _pinyins(head, corpus, ("shuowen", "unihan"))
+    return bool(mine & theirs)
+
+
+def _as_variant_reading(r: SourceReading, form: str, corpus: Corpus) -> SourceReading:
+    """``r`` without the head's gloss and readings when ``r`` is a Shuowen 重文's reading
+    and :func:`same_word` says the variant is another word now (隼 under 鵻)."""
+    if r.source != "shuowen" or not r.head or same_word(form, r.head, corpus):
+        return r
+    return r.model_copy(update={"original_meaning": None, "readings": []})
 
 
 def _first(cands: list[Candidate], attr: str) -> Candidate | None:
@@ -277,6 +307,9 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
     used += _align_readings(rec, cands)
     used += _align_variants(rec, cands, form, corpus)
     used += _align_forms(rec, cands, character, corpus)
+    # the entry a 重文 is listed in stays in raw even when no field takes a value from it:
+    # the evolution narrative says whose 或體 / 古文 the character is (隼 under 鵻)
+    used += [c for c in cands.get("shuowen", []) if c.via is None and c.reading.head]
     _attach_raw(rec, used, corpus)
     return rec
 

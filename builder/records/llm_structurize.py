@@ -37,7 +37,7 @@ import httpx
 
 from builder.sources.adapters import Entry
 from builder.sources.adapters.shuowen import ShuowenEntry
-from builder.aliases import canonical, same_component
+from builder.aliases import canonical
 from builder.schema import Component, Formation, Provenance, Sense, Variant
 from builder.skips import SkipLog
 from builder.records.fidelity import enforce
@@ -312,9 +312,7 @@ class LLMStructurizer:
             r.variants.append(Variant(form=v["form"].strip(), kind=kind, components=vcomps, provenance=[prov]))
             vr = SourceReading(source="shuowen", entry_key=entry.key, character=v["form"].strip(), head=head,
                                form_kind=kind, components=vcomps, readings=[x.model_copy() for x in r.readings],
-                               inherited_components=[c.model_copy(deep=True) for c in r.components
-                                                     if not any(same_component(c.name, x.name) for x in vcomps)],
-                               formation=r.formation.model_copy(deep=True) if r.formation else None,
+                               # no analysis from the head (see structurize.structurize_shuowen)
                                original_meaning=r.original_meaning.model_copy(deep=True) if r.original_meaning else None)
             out.append(vr)
         return out

@@ -253,6 +253,24 @@ REGISTRY: dict[str, Source] = {s.name: s for s in [
         manifest_upstream=("svg/", "public/ancient/"),
     ),
     Source(
+        # 6,404 PNG renders (Commons' thumbnail service, grey + alpha) of the same Commons
+        # project's drawings, one per (character, period): 小篆 3,850, 金文 1,228, 战国文字 729,
+        # 甲骨文 597, as a macOS glyph browser ships them offline; the catalog (factual
+        # metadata: character, period, Commons file title, licence) is read as is
+        name="commons-acc-png",
+        url="https://github.com/enshuwu46-png/ancient-ocr-macos/tree/3dcf0fc68a38f810278b4c90e5a3002f594209f5/macOS/Resources",
+        repo="enshuwu46-png/ancient-ocr-macos", commit="3dcf0fc68a38f810278b4c90e5a3002f594209f5",
+        licence="public domain (Wikimedia Commons ACClicense / PD-ancient-script; 6 files CC0 1.0)",
+        description="PNG renders of the Commons ancient-character drawings: small seal, bronze, Warring States, oracle bone",
+        files=(
+            SourceFile("glyph_catalog.json", "c5d2e3cba571b03bb60e5df002876b0a3497a984b3dc975c0ca9540045338bb7",
+                       "macOS/Resources/glyph_catalog.json"),
+        ),
+        manifest="commons-acc-png.sha256.txt",
+        manifest_sha256="81390d7128acc2d9253740583e9d08edb0b32e49761b39cce42123c1daab614c",
+        manifest_upstream=("glyphs/", "macOS/Resources/Glyphs/"),
+    ),
+    Source(
         name="jiezi-official-samples",
         url="https://github.com/Ran00w/JieZi-test/tree/7e54a8e54184303506c24f84070b9c67b6f22879/data",
         repo="Ran00w/JieZi-test", commit="7e54a8e54184303506c24f84070b9c67b6f22879",
