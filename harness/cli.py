@@ -318,7 +318,10 @@ def import_official_dataset_command(
     except (OfficialLayoutError, FileExistsError) as exc:
         typer.echo(f"jiezi import official-dataset: {exc}", err=True)
         raise typer.Exit(2) from exc
-    typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['problems'])} problem(s)")
+    typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['repaired'])} character(s) "
+               f"repaired, {len(report['problems'])} problem(s) (see import-report.json)")
+    for item in report["repaired"] + report["problems"]:
+        typer.echo(f"  {item['id']}: {item['reason']}", err=True)
 
 
 def register(app: typer.Typer) -> None:
