@@ -85,6 +85,12 @@ class ChatServer:
                     return
                 if "评审" in json.dumps(body["messages"], ensure_ascii=False):  # the EVOI judge's prompt
                     answer = "分数：3"
+                elif "现代字典字头" in record["question"]:  # the paper protocol's eight-field request
+                    answer = json.dumps({"现代字典字头": "江", "字形": "楷书", "造字法": ["形声字"], "结构": "⿰",
+                                         "特殊结构": "", "构件": {"水": {"功能": ["表意"], "演变类型": "保留",
+                                                                     "解释": "水流"}},
+                                         "本义": "长江", "历代字形演变": "篆书从水工声，隶变后作氵。"},
+                                        ensure_ascii=False)
                 else:
                     answer = "江" if "字" in record["question"] else "形声"
                 if (body.get("chat_template_kwargs") or {}).get("enable_thinking"):

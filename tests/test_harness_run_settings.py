@@ -16,7 +16,6 @@ import pytest
 from harness_fixtures import build_hub_folders
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
 from harness.bench import load_bench
 from harness.run import EvalOptions, evaluate
 from harness.sampling import stratified_sample
