@@ -135,7 +135,8 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, Image.UnidentifiedImageError):
         return "not an image format Pillow can read (unrecognised or corrupt header)"
     if "truncated" in text.casefold() or isinstance(exc, EOFError):
-        return f"truncated image file ({text or type(exc).__name__})"
+        detail = text.replace("image file is truncated", "").strip(" ()")
+        return "truncated image file" + (f" ({detail})" if detail else "")
     if isinstance(exc, OSError) and exc.errno is not None:
         return f"cannot read the file ({exc.strerror or text})"
     return f"undecodable image data ({type(exc).__name__}: {text})"
