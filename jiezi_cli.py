@@ -23,14 +23,18 @@ app = typer.Typer(
 )
 
 
+# A progress bar redrawn ten times a second turns a CI or nohup log into megabytes of
+# carriage returns. tqdm reads its TQDM_* defaults once, when it is first imported (tqdm.utils
+# .envwrap binds them into tqdm.__init__), and the stage modules below import it: so this must
+# run before them. When stderr is not a terminal, bars redraw every 30 s at most (datasets',
+# transformers' and huggingface_hub's bars too); a user's own TQDM_MININTERVAL wins.
+if not sys.stderr.isatty():
+    os.environ.setdefault("TQDM_MININTERVAL", "30")
+
+
 @app.callback()
 def _main() -> None:
     """JieZi: Ancient Chinese Character Exegesis (ACCE) on the Hugging Face stack."""
-    # A progress bar redrawn ten times a second turns a CI or nohup log into megabytes of
-    # carriage returns; tqdm reads its defaults from TQDM_* variables, so when stderr is
-    # not a terminal we only ask it to redraw every 30 s (a user's own setting wins).
-    if not sys.stderr.isatty():
-        os.environ.setdefault("TQDM_MININTERVAL", "30")
 
 
 # Stage packages, in flow order.

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from harness import thinking as thinking_setting
 from harness.retrieval import RetrievalSettings, build_baseline
 
 API_KEY_ENVS = ("OPENAI_API_KEY", "JIEZI_API_KEY")
@@ -90,7 +91,9 @@ class BackendOptions:
     ``dtype``, ``batch_size`` (questions per ``generate`` call, None = the backend's
     default): hf; ``gallery``: JieZi-Dataset folder or id, ``retrieval_k``,
     ``retrieval_temperature``, ``embedder``, ``cache_dir`` (embedding cache), ``progress``
-    (progress bars): the retrieval baseline (see :class:`harness.retrieval.RetrievalSettings`).
+    (progress bars): the retrieval baseline (see :class:`harness.retrieval.RetrievalSettings`);
+    ``thinking`` (on / off / None) and ``thinking_budget`` (a reasoning effort): see
+    :mod:`harness.thinking`.
     """
 
     max_new_tokens: int = 1024
@@ -106,6 +109,8 @@ class BackendOptions:
     embedder: str = "hog"
     cache_dir: Path | None = None
     progress: bool = True
+    thinking: str | None = None  # on | off | None (the default): harness/thinking.py
+    thinking_budget: str | None = None
 
 
 class Backend:
@@ -237,12 +242,15 @@ class OpenAIBackend(Backend):
     def create(cls, spec: ModelSpec, options: BackendOptions) -> "OpenAIBackend":
         """An OpenAI-compatible client with ``options``' length, temperature, timeout and retries."""
         return cls(spec, max_tokens=options.max_new_tokens, temperature=options.temperature,
-                   timeout=options.timeout, max_retries=options.max_retries)
+                   timeout=options.timeout, max_retries=options.max_retries, thinking=options.thinking,
+                   thinking_budget=options.thinking_budget)
 
     def __init__(self, spec: ModelSpec, *, max_tokens: int = 1024, temperature: float = 0.0, timeout: float = 120.0,
-                 max_retries: int = 4, api_key: str | None = None):
+                 max_retries: int = 4, api_key: str | None = None, thinking: str | None = None,
+                 thinking_budget: str | None = None):
         from openai import OpenAI
 
+        self._thinking_kwargs, self.thinking = thinking_setting.openai_setting(thinking, thinking_budget)
         self.spec = spec
         self.max_tokens = int(max_tokens)
         self.temperature = float(temperature)
@@ -259,7 +267,7 @@ class OpenAIBackend(Backend):
         return {"backend": "openai", "model": self.spec.name, "base_url": self.spec.base_url,
                 "max_tokens": self.max_tokens, "temperature": self.temperature, "timeout_s": self.timeout,
                 "max_retries": self.max_retries, "api_key_from": self.key_source,
-                "image_encoding": "PNG data URL"}
+                "image_encoding": "PNG data URL", "thinking": self.thinking}
 
     def generate(self, requests: list[Request]) -> list[str]:
         """One chat-completions call per request; raises the client's error on failure."""
@@ -267,11 +275,11 @@ class OpenAIBackend(Backend):
         for req in requests:
             resp = self.client.chat.completions.create(
                 model=self.spec.name, messages=to_openai_messages(req.messages),
-                max_tokens=self.max_tokens, temperature=self.temperature)
+                max_tokens=self.max_tokens, temperature=self.temperature, **self._thinking_kwargs)
             content = resp.choices[0].message.content
             if isinstance(content, list):
                 content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            out.append(content or "")
+            out.append(thinking_setting.strip_thinking(content or ""))
         return out
 
 
@@ -319,10 +327,12 @@ class HFBackend(Backend):
     def create(cls, spec: ModelSpec, options: BackendOptions) -> "HFBackend":
         """Load the model with ``options``' device, dtype, batch size (default 8) and length."""
         return cls(spec, device=options.device, dtype=options.dtype, batch_size=options.batch_size or 8,
-                   max_new_tokens=options.max_new_tokens)
+                   max_new_tokens=options.max_new_tokens, thinking=options.thinking,
+                   thinking_budget=options.thinking_budget)
 
     def __init__(self, spec: ModelSpec, *, device: str = "auto", dtype: str = "auto", batch_size: int = 8,
-                 max_new_tokens: int = 1024, trust_remote_code: bool = False):
+                 max_new_tokens: int = 1024, trust_remote_code: bool = False, thinking: str | None = None,
+                 thinking_budget: str | None = None):
         import torch
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
@@ -335,6 +345,7 @@ class HFBackend(Backend):
         self.batch_size = int(batch_size)
         self.max_new_tokens = int(max_new_tokens)
         self.processor = AutoProcessor.from_pretrained(spec.name, trust_remote_code=trust_remote_code)
+        self._enable_thinking, self.thinking = thinking_setting.hf_setting(self.processor, thinking, thinking_budget)
         tok = getattr(self.processor, "tokenizer", None)
         if tok is not None:
             tok.padding_side = "left"  # decoder-only generation continues from the right end
@@ -348,7 +359,7 @@ class HFBackend(Backend):
         return {"backend": "hf", "model": self.spec.name, "model_type": getattr(cfg, "model_type", None),
                 "device": self.device, "dtype": str(self.dtype).replace("torch.", ""), "batch_size": self.batch_size,
                 "max_new_tokens": self.max_new_tokens, "decoding": "greedy (do_sample=False)",
-                "processor": type(self.processor).__name__}
+                "processor": type(self.processor).__name__, "thinking": self.thinking}
 
     def generate(self, requests: list[Request]) -> list[str]:
         """Answer a batch with one ``model.generate`` call; returns the decoded new tokens."""
@@ -356,10 +367,11 @@ class HFBackend(Backend):
 
         conversations = [r.messages for r in requests]
         # Qwen3.5's chat templates open a thinking block unless told not to; JieZi answers
-        # (and the training recipes) have none. Templates without the switch ignore it.
+        # (and the training recipes) have none, so off unless --thinking on. Templates
+        # without the switch ignore it (recorded as unknown: harness/thinking.py).
         inputs = self.processor.apply_chat_template(
             conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
-            padding=True, enable_thinking=False)
+            padding=True, enable_thinking=self._enable_thinking)
         inputs = inputs.to(self.device)
         if "pixel_values" in inputs and inputs["pixel_values"].is_floating_point():
             inputs["pixel_values"] = inputs["pixel_values"].to(self.dtype)
@@ -368,7 +380,8 @@ class HFBackend(Backend):
             out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False,
                                       pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
         new = out[:, inputs["input_ids"].shape[1]:]
-        return [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
+        return [thinking_setting.strip_thinking(t).strip()
+                for t in self.processor.batch_decode(new, skip_special_tokens=True)]
 
 
 class RetrievalBackend(Backend):
@@ -407,7 +420,8 @@ class RetrievalBackend(Backend):
 
     def settings(self) -> dict:
         """Baseline settings and gallery facts for results.json."""
-        return {"backend": "retrieval", "model": "jiezi-retrieval", **self.baseline.describe()}
+        return {"backend": "retrieval", "model": "jiezi-retrieval", **self.baseline.describe(),
+                "thinking": {"mode": "off", "budget": None, "how": "no model: nearest-neighbour votes"}}
 
     def prepare(self, neighbours: dict[str, tuple]) -> None:
         """Take the neighbours ``{image_id: (sims, idx)}`` of every bench image."""

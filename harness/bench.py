@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+from builder.imageio import open_image
 from builder.publish.read import content_fingerprint, load_hub_layout, local_data_files
 from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
@@ -35,6 +36,38 @@ class BenchError(ValueError):
 
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+# A Hub repo id: NAME or ORG/NAME, letters, digits, '-', '_', '.' (huggingface_hub's rule).
+_REPO_ID = re.compile(r"^(?:[A-Za-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*$")
+
+
+def check_bench_path(bench: str | Path) -> None:
+    """Raise :class:`BenchError` ("no such bench folder") at once when ``bench`` names a
+    local path that does not exist, instead of trying it as a Hub id (tens of seconds of
+    retries offline before the Hub's own error).
+
+    Path-like: a ``Path``; a string starting with ``/``, ``./``, ``../`` or ``~``, ending
+    with ``/``, holding a backslash or more than one ``/``, or not of the Hub id form; or
+    ``ORG/NAME`` whose ``ORG`` is a folder here (``out/jiezi-bnch`` beside ``out/``). The
+    message lists the folder's near names."""
+    text = str(bench)
+    if Path(text).expanduser().exists():
+        return
+    first = text.split("/", 1)[0]
+    path_like = (isinstance(bench, Path) or text.startswith(("/", "./", "../", "~")) or text.endswith("/")
+                 or "\\" in text or text.count("/") > 1 or not _REPO_ID.match(text)
+                 or ("/" in text and Path(first).is_dir()))
+    if not path_like:
+        return
+    folder = Path(text).expanduser()
+    parent = folder.parent
+    hint = ""
+    if parent.is_dir():
+        import difflib
+
+        near = difflib.get_close_matches(folder.name, [p.name for p in parent.iterdir() if p.is_dir()], n=3)
+        hint = f"; did you mean {', '.join(str(parent / n) for n in near)}?" if near else ""
+    raise BenchError(f"no such bench folder: {text!r} (a local path that does not exist; a Hub repo id is "
+                     f"ORG/NAME){hint}")
 
 
 def resolve_revision(bench: str | Path, revision: str | None) -> str | None:
@@ -45,6 +78,7 @@ def resolve_revision(bench: str | Path, revision: str | None) -> str | None:
     ``revision`` and no Hub (offline), None (the bench is read unpinned, as datasets finds it).
     Raises :class:`BenchError` when a revision is given for a local folder or cannot be
     resolved (offline, unknown repo or revision)."""
+    check_bench_path(bench)
     if Path(str(bench)).is_dir():
         if revision:
             raise BenchError(f"--revision {revision!r} applies to a Hub repo id; {str(bench)!r} is a local folder "
@@ -95,6 +129,7 @@ def load_bench(bench: str | Path, config: str = "all", split: str = "test", *, r
     """
     if config not in BENCH_CONFIGS:
         raise BenchError(f"config {config!r}: expected one of {list(BENCH_CONFIGS)}")
+    check_bench_path(bench)
     if _empty_split(bench, config, split):
         raise BenchError(_empty_message(bench, config, split))
     try:
@@ -112,6 +147,26 @@ def load_bench(bench: str | Path, config: str = "all", split: str = "test", *, r
         raise BenchError(f"bench {str(bench)!r} {config}/{split} lacks column(s) {missing}; "
                          f"it has {ds.column_names}")
     return ds
+
+
+def undecoded(ds, column: str = "image"):
+    """``ds`` with ``column`` read as ``{"bytes", "path"}`` (``datasets.Image(decode=False)``),
+    so every bench image is opened through :func:`builder.imageio.open_image` (pixel cap,
+    truncated and undecodable files refused with one line) instead of datasets' own decode."""
+    import datasets
+
+    if column not in ds.column_names or not isinstance(ds.features[column], datasets.Image):
+        return ds
+    return ds.cast_column(column, datasets.Image(decode=False))
+
+
+def row_image(ds_undecoded, i: int, name: str, column: str = "image"):
+    """The guarded, decoded image of row ``i`` of an :func:`undecoded` dataset (``L`` or
+    ``RGB``). Raises :class:`builder.imageio.ImageRejected` (``"<name>: <reason>"``)."""
+    value = ds_undecoded[i][column]
+    if not isinstance(value, (dict, str, bytes)):
+        return value  # already an image (a dataset built in memory)
+    return open_image(value, name=name)
 
 
 def image_sizes(ds) -> list[str]:
@@ -133,8 +188,11 @@ def image_sizes(ds) -> list[str]:
         if not raw:
             continue
         seen.add(image_id)
-        with Image.open(io.BytesIO(raw)) as im:
-            sizes.add(f"{im.width}x{im.height}")
+        try:
+            with Image.open(io.BytesIO(raw)) as im:
+                sizes.add(f"{im.width}x{im.height}")
+        except Exception:  # noqa: BLE001 - a bad image is refused, with its reason, where it is read
+            continue
     return sorted(sizes)
 
 

@@ -46,7 +46,9 @@ def eval_command(
                                                 "and recorded in results.json."),
     config: str = typer.Option("all", "--config", help="L1 | L2 | L3 | L4 | all"),
     split: str = typer.Option("test", "--split", help="test | unseen_characters | unseen_glyphs"),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rows of the split."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only N rows of the split: a stratified sample over "
+                                        "scripts x subtasks (recorded in results.json bench.sample)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the --limit sample."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Parallel backend calls (openai default 8, hf 1)."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Questions per hf generate call (default 8)."),
     strategy: str = typer.Option("zero-shot", "--strategy", help="zero-shot | icl | rag | dict (paper Table 11)."),
@@ -72,6 +74,11 @@ def eval_command(
     embedder: str = typer.Option("hog", "--embedder", help="Glyph embedder: hog | efficientnet-lite0."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Embedding cache (default ~/.cache/jiezi/retrieval)."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
+    thinking: Optional[str] = typer.Option(None, "--thinking", help="on | off: the model's thinking mode (hf: the chat "
+                                           "template's enable_thinking, default off; openai: chat_template_kwargs; "
+                                           "default the server's). Recorded in results.json and board rows."),
+    thinking_budget: Optional[str] = typer.Option(None, "--thinking-budget",
+                                                  help="openai: reasoning effort minimal | low | medium | high."),
     protocol: str = typer.Option("per-question", "--protocol",
                                  help="per-question (the bench's questions, one request each) | paper (one request per "
                                       "image for the eight-field JSON, scored as the paper's scorer and ours)."),
@@ -80,6 +87,7 @@ def eval_command(
 ) -> None:
     """Run a model over JieZi-Bench and score it (resumable: rerun the same command to continue)."""
     opts = EvalOptions(model=model, bench=bench, output=output, revision=revision, config=config, split=split, limit=limit,
+                       seed=seed, thinking=thinking, thinking_budget=thinking_budget,
                        concurrency=concurrency, batch_size=batch_size, strategy=strategy, paraphrases=paraphrases,
                        paraphrase_source=paraphrase_source, gallery=gallery, bertscore_model=bertscore_model,
                        judge=judge, max_new_tokens=max_new_tokens, temperature=temperature, max_retries=max_retries,
@@ -149,7 +157,8 @@ def _fmt(value) -> str:
 
 @leaderboard_app.command("submit")
 def submit_command(
-    predictions: Path = typer.Argument(..., help="predictions.jsonl written by `jiezi eval`."),
+    predictions: Path = typer.Argument(..., help="predictions.jsonl written by `jiezi eval`, or an lmms-eval "
+                                       "--log_samples --output_path folder of the JieZi tasks."),
     model_name: str = typer.Option(..., "--model-name", help="Name shown on the board."),
     meta: Optional[Path] = typer.Option(None, "--meta", help="JSON file: organization, url, paper, params, license, notes ..."),
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder (created on first submission)."),
@@ -246,6 +255,7 @@ def _print_board(rows: list, title: str) -> None:
                         "scored another way are in their own table")
     tab.add_column("#", justify="right")
     tab.add_column("model")
+    tab.add_column("thinking")
     tab.add_column("source")
     keys = [*labels.METRICS, "L1", "L2", "L3", "L4", "macro"]
     for key in keys:
@@ -266,7 +276,7 @@ def _print_board(rows: list, title: str) -> None:
             notes.append(f"BERTScore {bs}: ORIM/COMI not comparable to paper")
         source = row.source if row.source != "submitted" else f"submitted {(row.submitted_at or '')[:10]}"
         style = "dim" if row.source == "reported in paper" else "bold"
-        tab.add_row(str(n), row.model_name, source, *[_fmt(row.scores.get(k)) for k in keys], "; ".join(notes),
+        tab.add_row(str(n), row.model_name, row.thinking, source, *[_fmt(row.scores.get(k)) for k in keys], "; ".join(notes),
                     style=style)
     _console(220).print(tab)
 
@@ -318,7 +328,10 @@ def import_official_dataset_command(
     except (OfficialLayoutError, FileExistsError) as exc:
         typer.echo(f"jiezi import official-dataset: {exc}", err=True)
         raise typer.Exit(2) from exc
-    typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['problems'])} problem(s)")
+    typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['repaired'])} character(s) "
+               f"repaired, {len(report['problems'])} problem(s) (see import-report.json)")
+    for item in report["repaired"] + report["problems"]:
+        typer.echo(f"  {item['id']}: {item['reason']}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -70,6 +70,7 @@ from harness.bench import (
 )
 from harness.protocol_paper import load_paper_images
 from harness.scoring import make_judge, resolve_bertscore_model, score_rows, scorer_settings
+from harness.thinking import label as thinking_label
 from metrics.acce import labels
 from metrics.acce.paper import score_paper
 
@@ -114,6 +115,12 @@ class Row:
     def to_dict(self) -> dict:
         """The row as JSON values."""
         return asdict(self)
+
+    @property
+    def thinking(self) -> str:
+        """The run's thinking setting in short (``on``, ``off``, ``on (high)``, ``unknown``;
+        :mod:`harness.thinking`): a model may have one row per setting."""
+        return thinking_label(((self.details or {}).get("run") or {}).get("thinking"))
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -330,6 +337,17 @@ def content_id(rows: list[dict]) -> str:
     return h.hexdigest()
 
 
+def row_id(rows: list[dict], run: dict | None) -> str:
+    """A per-question row's id: :func:`content_id`, and for a run that recorded thinking on
+    or off (:mod:`harness.thinking`) that setting too, so the same model may hold one row
+    per setting even where two settings gave the same answers; unknown keeps the bare
+    content id (rows of earlier versions keep theirs)."""
+    label = thinking_label((run or {}).get("thinking"))
+    if label == "unknown":
+        return content_id(rows)
+    return hashlib.sha256(f"thinking={label}\n{content_id(rows)}\n".encode()).hexdigest()
+
+
 # ------------------------------------------------------------------------------ board
 @dataclass
 class Board:
@@ -471,13 +489,14 @@ def _scored_by(result: dict) -> dict | None:
 RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.run's results.json
 # Backend settings that change answers (harness.run keeps the same ones in run.json).
 _DECODING_KEYS = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "decoding", "dtype", "retrieval",
-                  "k", "temperature_softmax", "embedder", "gallery_fingerprint")
+                  "k", "temperature_softmax", "embedder", "gallery_fingerprint", "thinking")
 
 
 def run_record(results: dict | None, board: Board) -> dict:
     """What produced a submission, from the ``results.json`` that ``jiezi eval`` wrote beside
     its predictions: ``model_spec``, ``prompt_version``, ``decoding`` (the backend settings
-    that change answers), ``image_size``, ``strategy``, ``protocol``, ``bench_fingerprint``,
+    that change answers), ``image_size``, ``strategy``, ``thinking`` (:mod:`harness.thinking`;
+    unknown when the run did not record it), ``protocol``, ``bench_fingerprint``,
     ``bench_revision``, ``bench_content_fingerprint``, ``packages``. Without one,
     ``{"recorded": False}`` and the bench's image sizes. Raises :class:`SubmissionError` when
     it is not a results.json of ``jiezi eval`` or was made on another bench than the board's.
@@ -490,8 +509,7 @@ def run_record(results: dict | None, board: Board) -> dict:
         raise SubmissionError(f"the run record is not a results.json written by `jiezi eval` (format {RESULTS_FORMAT!r})")
     bench = results.get("bench") or {}
     if bench.get("fingerprint") != board.bench["fingerprint"]:
-        raise SubmissionError(f"the run's results.json was made on another bench (fingerprint "
-                              f"{str(bench.get('fingerprint'))[:12]}) than this board's ({board.bench['fingerprint'][:12]})")
+        raise SubmissionError(_other_bench_message(bench, board.bench))
     model = results.get("model") or {}
     scorer = results.get("scorer") or {}
     return {
@@ -501,6 +519,7 @@ def run_record(results: dict | None, board: Board) -> dict:
         "decoding": {k: model[k] for k in model if k in _DECODING_KEYS or k.startswith("decod")},
         "image_size": model.get("image_size") or results.get("image_size") or sizes,
         "strategy": results.get("strategy"),
+        "thinking": model.get("thinking") or {"mode": "unknown", "budget": None, "how": "not in the run's results.json"},
         "protocol": results.get("protocol") or scorer.get("protocol") or "per-question",  # issue 13 names
         "bench_fingerprint": bench.get("fingerprint"),
         "bench_revision": bench.get("revision"),
@@ -508,6 +527,21 @@ def run_record(results: dict | None, board: Board) -> dict:
         "config": bench.get("config"), "split": bench.get("split"),
         "packages": results.get("packages"),
     }
+
+
+def _other_bench_message(run: dict, board: dict) -> str:
+    """Why a run's results.json does not fit the board: both benches by source, config,
+    split, the run's ``--limit`` and fingerprint, and what would fit."""
+    def named(b: dict) -> str:
+        return (f"{b.get('source')!r} config {b.get('config') or '?'} split {b.get('split') or '?'} "
+                f"(fingerprint {str(b.get('fingerprint'))[:12]})")
+
+    limit = f", --limit {run['limit']} ({run.get('rows')} rows)" if run.get("limit") else ""
+    same_split = (run.get("config"), run.get("split")) == (board.get("config"), board.get("split"))
+    fix = ("the bench's content differs: rerun `jiezi eval` on the board's bench" if same_split else
+           f"run `jiezi eval --config {board.get('config')} --split {board.get('split')}` for this board, or "
+           f"submit to a board of config {run.get('config')} split {run.get('split')} (a new --board folder)")
+    return f"the run was made on bench {named(run)}{limit}; this board scores bench {named(board)}: {fix}"
 
 
 def _run_bertscore_model(results: dict | None) -> str | None:
@@ -564,7 +598,7 @@ def submit(file_bytes: bytes, model_name: str, meta: dict | None, board_dir: str
     if not any(r.get("output") for r in rows):
         raise SubmissionError(f"all {len(rows)} predictions are empty or failed (no 'output'); there is nothing to "
                               "score. Rerun `jiezi eval` to ask the failed questions again.")
-    sid = content_id(rows)
+    sid = row_id(rows, run)
     row_path = board.path / "submissions" / f"{sid}.json"
     if row_path.exists():
         existing = load_row(row_path)
@@ -625,8 +659,12 @@ def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None,
     """:func:`submit` for files on disk; the size limit is checked before reading.
 
     ``results_path``: the run's results.json (default: ``results.json`` beside the
-    predictions, when there is one), stored with the row (:func:`run_record`)."""
+    predictions, when there is one), stored with the row (:func:`run_record`). ``path`` may
+    also be an lmms-eval ``--log_samples --output_path`` folder of the JieZi tasks
+    (:mod:`harness.lmms_import`), scored like predictions of the same answers."""
     p = Path(path)
+    if p.is_dir():
+        return _submit_lmms_log(p, model_name, _read_meta(meta_path), board_dir, results_path, **kwargs)
     if not p.is_file():
         raise SubmissionError(f"{p}: no such file")
     size = p.stat().st_size
@@ -640,13 +678,52 @@ def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None,
             kwargs["results"] = json.loads(results_file.read_text("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise SubmissionError(f"run record {results_file}: not a readable UTF-8 JSON file ({exc})") from exc
-    meta = None
-    if meta_path:
-        try:
-            meta = json.loads(Path(meta_path).read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise SubmissionError(f"metadata file {meta_path}: not a readable UTF-8 JSON file ({exc})") from exc
-    return submit(p.read_bytes(), model_name, meta, board_dir, **kwargs)
+    return submit(p.read_bytes(), model_name, _read_meta(meta_path), board_dir, **kwargs)
+
+
+def _read_meta(meta_path: str | Path | None) -> dict | None:
+    if not meta_path:
+        return None
+    try:
+        return json.loads(Path(meta_path).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SubmissionError(f"metadata file {meta_path}: not a readable UTF-8 JSON file ({exc})") from exc
+
+
+def _submit_lmms_log(folder: Path, model_name: str, meta: dict | None, board_dir: str | Path,
+                     results_path: str | Path | None, **kwargs) -> Row:
+    """:func:`submit` of an lmms-eval ``--log_samples`` folder (:mod:`harness.lmms_import`):
+    its answers as predictions, its references checked against the board's bench, its run
+    record built from the log. Raises :class:`SubmissionError`."""
+    from harness.lmms_import import LmmsLogError, read_lmms_log
+
+    if results_path or kwargs.get("results") is not None:
+        raise SubmissionError("--results applies to a predictions.jsonl; an lmms-eval log folder carries its own record")
+    name = _unreserved_name(model_name)
+    try:
+        log = read_lmms_log(folder)
+    except LmmsLogError as exc:
+        raise SubmissionError(str(exc)) from exc
+    board = open_board(board_dir, bench=kwargs.pop("bench", None), bertscore_model=kwargs.pop("bertscore_model", None),
+                       judge=kwargs.pop("judge", None), revision=kwargs.pop("revision", None))
+    if log.protocol == "paper":
+        images = _paper_images(board)
+        references, fp = dict(zip(images["ids"], images["references"])), images["fingerprint"]
+    else:
+        references = {r["id"]: r["answer_struct"] for r in _bench_rows(board)}
+        fp = board.bench["fingerprint"]
+    try:
+        results = log.results(board.bench, fp, references)
+    except LmmsLogError as exc:
+        raise SubmissionError(str(exc)) from exc
+    missing = len(set(references) - set(log.answers))
+    if missing:
+        limit = log.config.get("limit")
+        raise SubmissionError(f"the lmms-eval run in {log.folder} answered {len(log.answers)} of the board's "
+                              f"{len(references)} {'images' if log.protocol == 'paper' else 'questions'}"
+                              f"{f' (lmms-eval --limit {limit:g})' if limit else ''}; a board row scores the whole "
+                              "bench: run lmms-eval without --limit")
+    return submit(log.predictions_bytes(), name, meta, board.path, results=results, protocol=log.protocol, **kwargs)
 
 
 def load_row(path: str | Path) -> Row:
@@ -723,7 +800,7 @@ def verify(board_dir: str | Path, ref: str, *, progress: bool = False, tolerance
     res = _score(board, rows, bench_rows, progress)["result"]
     recomputed = {m: res.get(m) for m in (*labels.METRICS, *LEVEL_KEYS)}
     differences = score_differences(row.scores, recomputed, tolerance)
-    content_ok = content_id(rows) == row.id
+    content_ok = row_id(rows, (row.details or {}).get("run")) == row.id
     return {"row": row.id, "model_name": row.model_name, "ok": content_ok and not differences,
             "content_ok": content_ok, "checked": len(recomputed), "differences": differences, "scores": recomputed}
 

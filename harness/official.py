@@ -241,6 +241,42 @@ def read_vqa_data(path: str | Path) -> list[dict]:
     return out
 
 
+def id_character(example_id: object) -> str | None:
+    """The character an official VQA id names: the part before the first ``_`` of the part
+    before ``::`` (``山_隶书_3::vqa::script`` -> ``山``), when that is one character; else None."""
+    head = str(example_id or "").split("::", 1)[0].split("_", 1)[0]
+    return head if len(head) == 1 else None
+
+
+def gbk_mojibake_repair(text: str) -> str | None:
+    """``text`` read back as GBK when it is GBK bytes that were decoded as UTF-8 (the
+    release's ``'ɽ'`` U+027D for 山, ``'ˮ'`` U+02EE for 水, ``'¹'`` U+00B9 for 鹿), else None."""
+    try:
+        return text.encode("utf-8").decode("gbk")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
+def check_character(example: dict) -> tuple[str | None, str | None]:
+    """``(character, note)`` of one VQA example, its ``character`` checked against its id.
+
+    The id's prefix (:func:`id_character`) is the authors' own key for the row; a
+    ``character`` that disagrees with it is repaired when the GBK round trip
+    (:func:`gbk_mojibake_repair`) gives the prefix's character (``note`` says so), else the
+    example is unusable: ``(None, reason)``. An id without a one-character prefix leaves the
+    field as written (``note`` None)."""
+    written = str(example.get("character") or "")
+    prefix = id_character(example.get("id"))
+    if prefix is None or written == prefix:
+        return written, None
+    fixed = gbk_mojibake_repair(written)
+    if fixed == prefix:
+        return fixed, (f"character {written!r} (U+{ord(written[0]):04X}) is GBK bytes read as UTF-8; "
+                       f"repaired to {fixed!r}, the id's prefix")
+    return None, (f"character {written!r} disagrees with the id's prefix {prefix!r} and is not its GBK "
+                  "mojibake; skipped")
+
+
 def _dataset_row(image_path: Path, examples: list[dict]) -> dict:
     """One TRL-ready JieZi-Dataset row (``jiezi_dataset.QA_FEATURES``) from the examples
     sharing one image: their questions and answers as turns, the image on the first."""
@@ -269,15 +305,25 @@ def import_official_dataset(vqa_file: str | Path, out: str | Path, *, images_roo
     ``train``; TRL conversational rows: ``images`` + ``messages``).
 
     Examples are grouped by image (in file order); an image path is resolved against
-    ``images_root`` (default: the JSON file's folder). An example without question, answer
-    or a readable image is skipped and reported. Returns a report; raises
+    ``images_root`` (default: the JSON file's folder). An example's ``character`` is
+    checked against its id (:func:`check_character`: the release's GBK mojibake is
+    repaired and listed under ``repaired``, any other disagreement is skipped). An example
+    without question, answer or a readable image is skipped and reported. Returns a report
+    (``rows``, ``turns``, ``repaired``, ``problems``); raises
     :class:`OfficialLayoutError` when nothing is readable, ``FileExistsError`` as above.
     """
     vqa_file = Path(vqa_file)
     base = Path(images_root) if images_root else vqa_file.parent
     groups: dict[str, list[dict]] = defaultdict(list)
-    problems = []
+    problems, repaired = [], []
     for ex in read_vqa_data(vqa_file):
+        character, note = check_character(ex)
+        if character is None:
+            problems.append({"id": ex.get("id"), "field": "character", "reason": note})
+            continue
+        if note:
+            repaired.append({"id": ex.get("id"), "field": "character", "reason": note})
+            ex = {**ex, "character": character}
         if not ex.get("question") or not ex.get("answer") or not ex.get("image"):
             problems.append({"id": ex.get("id"), "reason": "example without question, answer or image"})
         elif not (base / str(ex["image"])).is_file():
@@ -291,7 +337,7 @@ def import_official_dataset(vqa_file: str | Path, out: str | Path, *, images_roo
     _write_hub(tmp, {"all": (datasets.Dataset.from_list(rows, features=jiezi_dataset.QA_FEATURES), "train")},
                "JieZi-Dataset (imported from the official VQA rows)")
     report = {"source": str(vqa_file), "rows": len(rows), "turns": sum(len(v) for v in groups.values()),
-              "problems": problems}
+              "repaired": repaired, "problems": problems}
     atomic_write_json(tmp / "import-report.json", report)
     _commit(tmp, Path(out))
     return report

@@ -39,10 +39,13 @@ from harness.bench import (
     fingerprint,
     load_bench,
     resolve_revision,
+    row_image,
+    undecoded,
 )
 from harness.official import is_official_bench, read_official_bench
 from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
 from harness.retrieval import embed_images
+from harness.sampling import stratified_sample
 from harness.scoring import make_judge, package_versions, scorer_settings
 from metrics.acce.labels import EARLY_FORM_SCRIPTS
 from metrics.acce.paper import official_reference, score_paper
@@ -54,7 +57,7 @@ FAIL_FAST_AFTER = 20  # first replies all failing: stop (wrong URL, server down)
 
 
 def load_paper_images(bench: str | Path, split: str = "test", limit: int | None = None, *,
-                      revision: str | None = None) -> tuple[datasets.Dataset, dict]:
+                      revision: str | None = None, seed: int = 0) -> tuple[datasets.Dataset, dict]:
     """One row per bench image (``IMAGE_COLUMNS``; ``reference`` is JSON text in the eight
     official field names) and a record of where it came from (``layout``, ``problems``).
 
@@ -74,8 +77,10 @@ def load_paper_images(bench: str | Path, split: str = "test", limit: int | None 
         info = {"layout": "official", "problems": problems}
     else:
         ds, info = _hub_images(bench, split, revision)
-    if limit is not None and limit < len(ds):
-        ds = ds.select(range(limit))
+    if limit is not None and limit < len(ds):  # a seeded draw over the scripts, not the first N images
+        metas = [{"id": i, "script": sc} for i, sc in zip(ds["image_id"], ds["script"])]
+        keep, info["sample"] = stratified_sample(metas, limit, seed, keys=("script",))
+        ds = ds.select(keep)
     return ds, info
 
 
@@ -153,6 +158,7 @@ class _Answerer:
         self.composed: dict[int, str] = {}
         self._ds_lock = threading.Lock()
         self._ids = ds["image_id"]
+        self.raw = undecoded(ds)  # images opened through builder/imageio.py's guard
         if not BACKENDS[spec.kind].prompted:
             self._compose_all()
 
@@ -166,7 +172,7 @@ class _Answerer:
             max_new_tokens=o.max_new_tokens, temperature=o.temperature, timeout=o.timeout, max_retries=o.max_retries,
             device=o.device, dtype=o.dtype, batch_size=o.batch_size, gallery=gallery, retrieval_k=o.retrieval_k,
             retrieval_temperature=o.retrieval_temperature, embedder=o.embedder, cache_dir=o.cache_dir,
-            progress=o.progress))
+            progress=o.progress, thinking=getattr(o, "thinking", None), thinking_budget=getattr(o, "thinking_budget", None)))
         if not cls.prompted and not hasattr(backend, "baseline"):
             raise ValueError(f"backend {self.spec.kind!r} answers without a prompt and has no baseline to compose "
                              "the eight-field JSON from; --protocol paper cannot use it")
@@ -189,9 +195,9 @@ class _Answerer:
                 texts = [self.composed[i] for i in batch]
             else:
                 with self._ds_lock:  # decoding images; the Arrow table is shared between threads
-                    rows = [self.ds[i] for i in batch]
-                reqs = [Request(r["image_id"], paper_messages(r["image"], self.prompt, system=not self.own_prompt))
-                        for r in rows]
+                    images = [row_image(self.raw, i, f"image {self._ids[i]}") for i in batch]
+                reqs = [Request(self._ids[i], paper_messages(im, self.prompt, system=not self.own_prompt))
+                        for i, im in zip(batch, images)]
                 texts = self.backend.generate(reqs)
                 if len(texts) != len(reqs):
                     raise RuntimeError(f"backend returned {len(texts)} replies for {len(reqs)} requests")
@@ -259,7 +265,8 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
     prompt, prompt_record = prompts.paper_prompt(prompt_file)
     # one commit for every read of this run; a folder (Hub or the authors' layout) has none
     revision = resolve_revision(opts.bench, opts.revision)
-    ds, bench_info = load_paper_images(opts.bench, opts.split, opts.limit, revision=revision)
+    ds, bench_info = load_paper_images(opts.bench, opts.split, opts.limit, revision=revision,
+                                       seed=getattr(opts, "seed", 0))
     bench_info["identity"] = _bench_identity(opts.bench, revision, bench_info["layout"])
     bench_fp = fingerprint(ds)
     ids = ds["image_id"]
@@ -274,7 +281,9 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
     _check_identity(output, {"protocol": "paper", "model": f"{spec.kind}:{spec.name}", "bench_fingerprint": bench_fp,
                              **({"bench_revision": revision} if revision else {}),
                              "split": opts.split, "prompt": prompt_record if prompted else None,
-                             "max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature})
+                             "max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature,
+                             **({"thinking": [opts.thinking, opts.thinking_budget]}
+                                if getattr(opts, "thinking", None) or getattr(opts, "thinking_budget", None) else {})})
     log = PredictionLog(output / "predictions.jsonl")
     done = log.done()
     todo = [i for i, iid in enumerate(ids) if iid not in done]
@@ -312,7 +321,7 @@ def _results(opts, spec, answerer, bench_info, bench_fp, ds, prompt_record, both
         "model": {"spec": str(spec), **answerer.backend.settings()},
         "bench": {**bench_info["identity"], "layout": bench_info["layout"], "split": opts.split,
                   "fingerprint": bench_fp, "images": len(ids), "rows": len(ids), "limit": opts.limit,
-                  "problems": bench_info["problems"]},
+                  "sample": bench_info.get("sample"), "problems": bench_info["problems"]},
         "prompt": prompt_record if BACKENDS[spec.kind].prompted else None,
         "scores": {k: v for k, v in both["reference"].items() if k not in ("per_item", "settings")},
         "scores_jiezi": {k: v for k, v in both["jiezi"].items() if k not in ("per_item", "settings")},

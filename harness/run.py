@@ -47,6 +47,7 @@ from tqdm.auto import tqdm
 
 from builder.qa import templates as qa_templates
 from harness import prompts, strategies
+from harness import thinking as thinking_setting
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import (
     META_COLUMNS,
@@ -56,10 +57,13 @@ from harness.bench import (
     load_bench,
     question_kind,
     resolve_revision,
+    row_image,
+    undecoded,
 )
 from harness.embed import make_embedder
 from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
 from harness.retrieval import Gallery, embed_images
+from harness.sampling import keep_config_fields, restrict_metrics, stratified_sample
 from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
 from metrics.acce import labels
 from metrics.acce.core import parse_answer
@@ -78,7 +82,9 @@ class RunError(RuntimeError):
 class EvalOptions:
     """Options of one ``jiezi eval`` run (the CLI flags of the same names).
 
-    ``limit``: first N rows of the split; ``concurrency``: parallel backend calls (default
+    ``limit``: N rows of the split, a stratified sample (script x subtask) drawn with
+    ``seed`` (:func:`harness.sampling.stratified_sample`, recorded in results.json
+    ``bench.sample``); ``concurrency``: parallel backend calls (default
     per backend: openai 8, hf 1, retrieval 1); ``batch_size``: questions per hf call;
     ``strategy``: zero-shot | icl | rag | dict; ``paraphrases``: extra wordings per
     question (0-3); ``paraphrase_source``: ``own`` (this harness's wordings, never seen in
@@ -87,6 +93,8 @@ class EvalOptions:
     ``bertscore_model``: see :func:`harness.scoring.resolve_bertscore_model`;
     ``judge``: see :func:`harness.scoring.make_judge`; ``score``: False skips results.json;
     ``bertscore``: False reports ORIM/COMI as not computed without loading a model;
+    ``thinking`` (on / off; None = the backend's default) and ``thinking_budget`` (a
+    reasoning effort): :mod:`harness.thinking`, recorded in results.json ``model.thinking``;
     ``revision``: branch, tag or commit of a Hub repo-id bench, pinned to its commit
     (``harness.bench.resolve_revision``) and recorded in results.json.
     """
@@ -98,6 +106,9 @@ class EvalOptions:
     config: str = "all"
     split: str = "test"
     limit: int | None = None
+    seed: int = 0
+    thinking: str | None = None
+    thinking_budget: str | None = None
     concurrency: int | None = None
     batch_size: int | None = None
     strategy: str = "zero-shot"
@@ -119,6 +130,7 @@ class EvalOptions:
     progress: bool = True
     score: bool = True
     bertscore: bool = True
+    sample: dict | None = None  # set by the run: the --limit draw (harness.sampling)
 
 
 def predictions_path(output: Path, wording: int = 0) -> Path:
@@ -159,7 +171,9 @@ def _run_identity(opts: EvalOptions, spec, bench_fp: str, decoding: dict) -> dic
     return {"model": f"{spec.kind}:{spec.name}", "bench_fingerprint": bench_fp, "config": opts.config, "split": opts.split,
             "strategy": opts.strategy, "paraphrases": opts.paraphrases,
             "paraphrase_source": opts.paraphrase_source if opts.paraphrases else None,
-            "prompt_version": prompts.PROMPT_VERSION if BACKENDS[spec.kind].prompted else None, "decoding": decoding}
+            "prompt_version": prompts.PROMPT_VERSION if BACKENDS[spec.kind].prompted else None, "decoding": decoding,
+            # only when asked for, so run folders of earlier versions (no such key) still resume
+            **({"thinking": [opts.thinking, opts.thinking_budget]} if opts.thinking or opts.thinking_budget else {})}
 
 
 def _decoding_identity(settings: dict, gallery) -> dict:
@@ -182,7 +196,8 @@ def _backend_options(opts: EvalOptions, gallery_source: str | None) -> BackendOp
                           max_retries=opts.max_retries, device=opts.device, dtype=opts.dtype,
                           batch_size=opts.batch_size, gallery=gallery_source, retrieval_k=opts.retrieval_k,
                           retrieval_temperature=opts.retrieval_temperature, embedder=opts.embedder,
-                          cache_dir=opts.cache_dir, progress=opts.progress)
+                          cache_dir=opts.cache_dir, progress=opts.progress, thinking=opts.thinking,
+                          thinking_budget=opts.thinking_budget)
 
 
 def _bench_neighbours(ds, metas: list[dict], gallery, k: int, bench_fp: str, opts: EvalOptions) -> dict[str, tuple]:
@@ -214,6 +229,7 @@ class _Worker:
     def __init__(self, backend, ds, metas, opts, gallery, neighbours):
         self.backend, self.ds, self.metas, self.opts = backend, ds, metas, opts
         self.gallery, self.neighbours = gallery, neighbours
+        self.raw = undecoded(ds)  # images opened through builder/imageio.py's guard
         self._ds_lock = threading.Lock()
 
     def _request(self, item) -> Request:
@@ -224,7 +240,7 @@ class _Worker:
         if not self.backend.prompted:  # answers from the image id alone (the retrieval baseline)
             return Request(key, [], image_id=meta["image_id"], kind=kind, extra={"wording": wording, "index": i})
         with self._ds_lock:  # decoding one image; the Arrow table is shared
-            image = self.ds[i]["image"]
+            image = row_image(self.raw, i, f"bench row {key} (image {meta['image_id']})")
         idx = self.neighbours[meta["image_id"]][1] if self.neighbours else None
         messages = strategies.build_messages(self.opts.strategy, image, question, prompts.question_type(kind),
                                              meta["subtask"], self.gallery, idx)
@@ -331,6 +347,10 @@ def _check_options(opts: EvalOptions, spec) -> None:
         raise RunError(f"--paraphrase-source {opts.paraphrase_source!r}: expected one of {list(PARAPHRASE_SOURCES)}")
     if opts.limit is not None and opts.limit < 1:
         raise RunError(f"--limit {opts.limit}: expected a positive number of rows")
+    try:
+        thinking_setting.check(opts.thinking, opts.thinking_budget)
+    except ValueError as exc:
+        raise RunError(str(exc)) from exc
 
 
 
@@ -340,9 +360,12 @@ def _load_rows(opts: EvalOptions, revision: str | None = None):
     split. Raises :class:`RunError` on duplicate ids."""
     ds = load_bench(opts.bench, opts.config, opts.split, revision=revision)
     bench_fp = fingerprint(ds)
-    if opts.limit is not None and opts.limit < len(ds):
-        ds = ds.select(range(opts.limit))
     metas = ds.select_columns([c for c in META_COLUMNS if c in ds.column_names]).to_list()
+    opts.sample = None
+    if opts.limit is not None and opts.limit < len(ds):
+        # a stratified draw, not the first N rows (the bench is sorted by script)
+        keep, opts.sample = stratified_sample(metas, opts.limit, opts.seed)
+        ds, metas = ds.select(keep), [metas[i] for i in keep]
     ids = [m["id"] for m in metas]
     if len(set(ids)) != len(ids):
         raise RunError(f"bench {opts.bench} {opts.config}/{opts.split} has duplicate ids")
@@ -432,7 +455,7 @@ def _results_head(opts: EvalOptions, spec, backend, gallery, bench_fp: str, meta
         "model": {"spec": str(spec), **backend.settings()},
         "bench": {**bench_identity(opts.bench, revision), "config": opts.config, "split": opts.split,
                   "fingerprint": bench_fp, "rows": len(metas), "images": len({m["image_id"] for m in metas}),
-                  "limit": opts.limit},
+                  "limit": opts.limit, "sample": opts.sample},
         "strategy": {"name": opts.strategy, "shots": strategies.SHOTS if opts.strategy != "zero-shot" else 0,
                      "retriever": gallery.describe() if (gallery is not None and prompted) else None},
         "prompt_version": prompts.PROMPT_VERSION if prompted else None,
@@ -467,9 +490,11 @@ def _add_scores(results: dict, metas: list[dict], records: dict, n_errors: dict,
     """Score every wording into ``results`` (scores, breakdown, scorer, paraphrase)."""
     n_wordings = len(records)
     outputs = [{i: (r or {}).get("output") for i, r in records[w].items()} for w in range(n_wordings)]
+    metas = [m for m in restrict_metrics(metas, opts.config) if m["metrics"]]  # the config's own fields only
     scores = score_rows(metas, outputs[0], settings, judge)
-    results["scores"] = {k: v for k, v in scores.items() if k not in ("breakdown", "settings")}
-    results["breakdown"] = scores.get("breakdown")
+    results["scores"] = keep_config_fields({k: v for k, v in scores.items() if k not in ("breakdown", "settings")},
+                                           opts.config)
+    results["breakdown"] = keep_config_fields(scores.get("breakdown"), opts.config)
     results["scorer"] = {"settings": scores.get("settings"), "bertscore_model": bert_record}
     if n_wordings > 1:
         per = {"original": {m: scores.get(m) for m in (*labels.METRICS, "L1", "L2", "L3", "L4", "macro")}}
@@ -479,9 +504,10 @@ def _add_scores(results: dict, metas: list[dict], records: dict, n_errors: dict,
             per[f"paraphrase_{w}"] = {m: s.get(m) for m in (*labels.METRICS, "L1", "L2", "L3", "L4", "macro")}
             per[f"paraphrase_{w}"]["errors"] = n_errors[w]
             variants.append(s)
-        results["paraphrase"] = {"source": opts.paraphrase_source, "wordings": n_wordings, "scores": per,
-                                 "avg_delta": _avg_delta(scores, variants),
-                                 "files": [predictions_path(output, w).name for w in range(n_wordings)]}
+        results["paraphrase"] = keep_config_fields({
+            "source": opts.paraphrase_source, "wordings": n_wordings, "scores": per,
+            "avg_delta": _avg_delta(scores, variants),
+            "files": [predictions_path(output, w).name for w in range(n_wordings)]}, opts.config)
 
 
 def _ask(opts: EvalOptions, spec, backend, gallery, ds, metas: list[dict], ids: list[str], bench_fp: str):

@@ -28,6 +28,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
+from builder.imageio import ImageRejected, open_image  # noqa: E402
 from metrics.acce import labels  # noqa: E402
 from space import board as lb  # noqa: E402
 from space.backends import BackendUnavailable, Explainers  # noqa: E402
@@ -37,7 +38,6 @@ from space.images import GlyphImageError, prepare, sketch_image  # noqa: E402
 from space.render import CSS, exegesis_html, references_of, score_item  # noqa: E402
 
 TITLE = "解字 JieZi · Ancient Chinese Character Exegesis"
-MAX_PIXELS = 64_000_000
 # Local fonts only: a Google-Fonts theme would make every visitor's browser (and the
 # test's offline Chromium) fetch fonts from the network.
 FONT = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "PingFang SC", "Microsoft YaHei",
@@ -164,6 +164,13 @@ class Handlers:
             return f"**Gallery coverage** unknown: {_md_escape(str(exc))}"
 
     def explain_upload(self, image, backend):
+        """The upload arrives as a file path and is opened here, through the one image guard
+        (builder/imageio.py: pixel cap, empty, truncated, undecodable), not by Gradio."""
+        if isinstance(image, (str, Path)):
+            try:
+                image = open_image(image, name=Path(image).name)
+            except ImageRejected as exc:
+                return f"⚠️ {_md_escape(str(exc))}", "", []
         return self.explain(image, backend)
 
     def explain_sketch(self, sketch, backend):
@@ -314,7 +321,7 @@ def _input_tabs(config: SpaceConfig):
     """The three ways to give a glyph; returns their components."""
     with gr.Tabs():
         with gr.Tab("上传 Upload", id="upload"):
-            image = gr.Image(type="pil", image_mode="RGBA", sources=["upload", "clipboard"],
+            image = gr.Image(type="filepath", image_mode=None, sources=["upload", "clipboard"],
                              label="glyph image: upload or paste (PNG, JPEG, WebP)", height=300, elem_id="jz-upload")
             run_upload = gr.Button("释读 Explain", variant="primary", elem_id="jz-run-upload")
         with gr.Tab("手写 Sketch", id="sketch"):
@@ -429,8 +436,11 @@ def launch(config: SpaceConfig | None = None, *, host: str | None = None, port: 
     from PIL import Image
 
     config = config or SpaceConfig.from_env()
-    # A small upload can still decode to a huge image; glyphs never need 64 megapixels.
-    Image.MAX_IMAGE_PIXELS = min(Image.MAX_IMAGE_PIXELS or MAX_PIXELS, MAX_PIXELS)
+    # A small upload can still decode to a huge image. Gradio reads each upload's header with
+    # Pillow (no decoding) before the app sees the path; the app's guard (builder/imageio.py,
+    # explain_upload) then refuses more pixels than its cap with one line. Pillow's own check
+    # would fail that header read first, with Gradio's generic error, so it is left to the guard.
+    Image.MAX_IMAGE_PIXELS = None
     demo = build_app(config)
     demo.queue(default_concurrency_limit=2)
     # Embed the retrieval gallery now rather than on the first click (minutes on the full

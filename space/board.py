@@ -15,7 +15,7 @@ from metrics.acce import labels
 PAPER = "reported in paper"
 METRIC_COLUMNS = {m: m.replace("EVOI_", "") for m in labels.METRICS}  # EVOI_FAC -> FAC, as in Table 10
 LEVEL_COLUMNS = ("L1", "L2", "L3", "L4", "macro")
-COLUMNS = ["#", "model", "bench", "source", "metrics", *METRIC_COLUMNS.values(), *LEVEL_COLUMNS, "notes"]
+COLUMNS = ["#", "model", "thinking", "bench", "source", "metrics", *METRIC_COLUMNS.values(), *LEVEL_COLUMNS, "notes"]
 PAPER_BENCH = "paper's JieZi-Bench"
 # 18 distinguishable colours (matplotlib's tab20, dark shades first); a model keeps its
 # colour in every view because it is picked by a hash of the name, not by the position.
@@ -125,7 +125,7 @@ def table(board_dir: str | Path | None):
         bench = bench_label(row)
         prefix = groups.setdefault(bench, "bcdefghijklmnopqrstuvwxyz"[min(len(groups) - 1, 24)])
         ranks[bench] = ranks.get(bench, 0) + 1
-        rec = {"#": f"{prefix}{ranks[bench]}", "model": row.model_name, "bench": bench}
+        rec = {"#": f"{prefix}{ranks[bench]}", "model": row.model_name, "thinking": row.thinking, "bench": bench}
         for metric, column in METRIC_COLUMNS.items():
             rec[column] = _round(row.scores.get(metric))
         for level in LEVEL_COLUMNS:

@@ -15,10 +15,10 @@ REPO = Path(__file__).resolve().parent.parent
 # package folder -> file suffixes copied (code and the data files the code reads)
 PACKAGES = {"space": (".py",), "harness": (".py", ".json"), "metrics": (".py", ".txt")}
 ROOT_FILES = {"app.py": "space/app.py", "README.md": "space/README.md", "requirements.txt": "space/requirements.txt"}
-# Single modules of other packages the app imports: the reader of published folders, and the
+# Single modules of other packages the app imports: the guarded image opener, the reader of published folders, and the
 # QA templates (and the layout helper their package imports) that harness.official reads for
 # the paper protocol's per-image references (a paper-protocol submission, issue 13).
-MODULE_FILES = ("builder/__init__.py", "builder/publish/read.py", "builder/layout.py", "builder/qa/__init__.py",
+MODULE_FILES = ("builder/__init__.py", "builder/imageio.py", "builder/publish/read.py", "builder/layout.py", "builder/qa/__init__.py",
                 "builder/qa/templates.py")
 SKIP_DIRS = {"__pycache__", "lmms_eval_tasks"}
 

@@ -132,9 +132,14 @@ def _register_explain(app: typer.Typer) -> None:
                                               "gallery (default: env JIEZI_DATASET, else out/jiezi-dataset)"),
         as_json: bool = typer.Option(False, "--json", help="one JSON object per image (JSON Lines)"),
     ) -> None:
-        """Explain glyph images on the four levels, or abstain ("cannot read this glyph")."""
+        """Explain glyph images on the four levels, or abstain ("cannot read this glyph").
+
+        An image that cannot be read gets one error line and the others are still answered;
+        exit status 0 when every image was answered, 1 when any could not be read, 2 when the
+        model cannot start."""
         import json
 
+        from builder.imageio import ImageRejected, open_image
         from space.backends import BackendUnavailable, Explainers
         from space.data import Resources, SpaceConfig
         from space.images import GlyphImageError, prepare
@@ -147,12 +152,12 @@ def _register_explain(app: typer.Typer) -> None:
             raise typer.Exit(2) from exc
         failed = 0
         for path in images:
-            try:
-                from PIL import Image
-
-                with Image.open(path) as im:
-                    item = explanation_json(str(path), explainer.explain(prepare(im)))
-            except (OSError, GlyphImageError, ValueError) as exc:  # one bad image never stops the rest
+            try:  # one guarded open per file (builder/imageio.py): pixel cap, empty, truncated, undecodable
+                item = explanation_json(str(path), explainer.explain(prepare(open_image(path))))
+            except ImageRejected as exc:  # one bad image never stops the rest
+                failed += 1
+                item = {"image": str(path), "error": exc.reason}
+            except (OSError, GlyphImageError, ValueError) as exc:
                 failed += 1
                 item = {"image": str(path), "error": f"{type(exc).__name__}: {exc}"}
             typer.echo(json.dumps(item, ensure_ascii=False) if as_json else _explain_text(item))

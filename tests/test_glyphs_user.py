@@ -114,7 +114,7 @@ def test_bad_items_are_skipped_and_logged(user_run):
     unknown = [s for s in skipped.items if s.field == "script"]
     assert any(s.item == f"{manifest}:3" and "'bronzeish'" in s.reason for s in unknown)
     assert any(s.item.endswith("行书") and "'行书'" in s.reason for s in unknown)
-    assert any(s.item == f"{manifest}:4" and "not a decodable image" in s.reason for s in skipped.items)
+    assert any(s.item == f"{manifest}:4" and "not a usable image" in s.reason for s in skipped.items)
 
 
 def test_normalisation(user_run):

@@ -9,6 +9,7 @@ import pytest
 from harness.backends import HFBackend, ModelSpec, auto_device
 from harness.bench import load_bench
 from harness.run import EvalOptions, evaluate
+from harness.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
 from tiny_vlm import build_tiny_vlm
 
@@ -31,7 +32,9 @@ def test_tiny_qwen_vl_answers_20_rows_end_to_end(setup, tmp_path):
                                batch_size=4, max_new_tokens=8, device="auto", progress=False, bertscore=False,
                                cache_dir=tmp_path / "cache"))
     preds = _lines(out / "predictions.jsonl")
-    ids = load_bench(setup["bench"], "all", "test")["id"][:20]
+    full = load_bench(setup["bench"], "all", "test")
+    keep, _ = stratified_sample(full.select_columns(["id", "script", "subtask"]).to_list(), 20, 0)
+    ids = [full["id"][i] for i in keep]  # --limit 20: the seeded stratified sample, in bench order
     assert [p["id"] for p in preds] == ids
     assert all(p["error"] is None and isinstance(p["output"], str) for p in preds)
     # a batch of 4 shares one generate call, so its items share one latency
@@ -42,6 +45,8 @@ def test_tiny_qwen_vl_answers_20_rows_end_to_end(setup, tmp_path):
     assert model["device"] == device and model["batch_size"] == 4
     assert model["dtype"] == ("float32" if device == "cpu" else "bfloat16")
     assert model["max_new_tokens"] == 8 and "greedy" in model["decoding"]
+    # the tiny Qwen2-VL's chat template has no enable_thinking switch: recorded as unknown
+    assert model["thinking"]["mode"] == "unknown" and "no enable_thinking switch" in model["thinking"]["how"]
     saved = json.loads((out / "results.json").read_text("utf-8"))
     assert saved["bench"]["rows"] == 20 and saved["prompt_version"]
     assert saved["scores"]["counts"]["CHAR"]["items"] > 0
@@ -49,7 +54,9 @@ def test_tiny_qwen_vl_answers_20_rows_end_to_end(setup, tmp_path):
 
 def test_a_failing_item_does_not_sink_its_batch(setup, tmp_path, monkeypatch):
     real = HFBackend.generate
-    bad = load_bench(setup["bench"], "all", "test")["id"][2]
+    full = load_bench(setup["bench"], "all", "test")
+    keep, _ = stratified_sample(full.select_columns(["id", "script", "subtask"]).to_list(), 8, 0)
+    bad = full["id"][keep[2]]  # the third row --limit 8 asks
 
     def generate(self, requests):
         if any(r.key == bad for r in requests):

@@ -23,6 +23,7 @@ from PIL import Image
 
 from harness.bench import load_bench
 from harness.run import EvalOptions, evaluate
+from harness.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,7 +65,9 @@ class ChatServer:
                             texts.append(p["text"])
                 record = {"model": body["model"], "messages": body["messages"], "images": images,
                           "question": texts[-1] if texts else "", "auth": self.headers.get("Authorization"),
-                          "temperature": body.get("temperature")}
+                          "temperature": body.get("temperature"),
+                          "chat_template_kwargs": body.get("chat_template_kwargs"),
+                          "reasoning_effort": body.get("reasoning_effort")}
                 with server.lock:
                     server.requests.append(record)
                     failing = any(s in record["question"] for s in server.fail)
@@ -82,8 +85,16 @@ class ChatServer:
                     return
                 if "评审" in json.dumps(body["messages"], ensure_ascii=False):  # the EVOI judge's prompt
                     answer = "分数：3"
+                elif "现代字典字头" in record["question"]:  # the paper protocol's eight-field request
+                    answer = json.dumps({"现代字典字头": "江", "字形": "楷书", "造字法": ["形声字"], "结构": "⿰",
+                                         "特殊结构": "", "构件": {"水": {"功能": ["表意"], "演变类型": "保留",
+                                                                     "解释": "水流"}},
+                                         "本义": "长江", "历代字形演变": "篆书从水工声，隶变后作氵。"},
+                                        ensure_ascii=False)
                 else:
                     answer = "江" if "字" in record["question"] else "形声"
+                if (body.get("chat_template_kwargs") or {}).get("enable_thinking"):
+                    answer = "<think>先看字形结构。</think>\n" + answer  # inline, as a server without a reasoning parser
                 reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": answer}}],
@@ -123,6 +134,13 @@ def _opts(hub, server, out, **kw):
                 bertscore=False, concurrency=4, max_retries=1, timeout=20, cache_dir=out.parent / "cache")
     base.update(kw)
     return EvalOptions(**base)
+
+
+def _sampled(hub, n: int):
+    """The bench rows ``--limit n`` asks: the seeded stratified sample, in bench order."""
+    full = load_bench(hub["bench"], "all", "test")
+    keep, _ = stratified_sample(full.select_columns(["id", "script", "subtask"]).to_list(), n, 0)
+    return full.select(keep)
 
 
 def _lines(path):
@@ -245,8 +263,9 @@ def test_paraphrase_run_asks_every_question_in_three_wordings(hub, server, tmp_p
     for f in ("predictions.jsonl", "predictions-p1.jsonl", "predictions-p2.jsonl"):
         lines = _lines(tmp_path / "para" / f)
         assert len(lines) == 8 and all(p["error"] is None for p in lines)
-    questions = [r["question"].split("\n")[0] for r in server.requests]
-    assert len(set(questions)) >= 8 * 3 - 4  # the same wording may repeat across rows of one kind
+    questions = {r["question"].split("\n")[0] for r in server.requests}
+    originals = {q.split("\n")[0] for q in _sampled(hub, 8)["question"]}
+    assert originals < questions and len(questions) >= 3 * len(originals) - 4  # wordings may repeat within a kind
     para = res["paraphrase"]
     assert set(para["scores"]) == {"original", "paraphrase_1", "paraphrase_2"}
     assert "macro" in para["avg_delta"] and para["source"] == "own"
@@ -260,8 +279,8 @@ def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, 
     monkeypatch.setenv("JIEZI_JUDGE_CACHE", str(tmp_path / "judge.sqlite"))
     res = evaluate(_opts(hub, server, tmp_path / "run", limit=16, judge=f"openai:judge-model@{server.url}"))
     judged = [r for r in server.requests if r["model"] == "judge-model"]
-    n_evoi = sum(1 for k in load_bench(hub["bench"], "all", "test")["kind"][:16] if k == "EVOI")
-    assert n_evoi == 2 and len(judged) == 2 * n_evoi  # one call per answer and axis
+    n_evoi = sum(1 for k in _sampled(hub, 16)["kind"] if k == "EVOI")
+    assert n_evoi >= 1 and len(judged) == 2 * n_evoi  # one call per answer and axis
     assert res["scores"]["EVOI_FAC"] == 75.0 and res["scores"]["EVOI_SCE"] == 75.0  # "分数：3" x 25
     assert res["scorer"]["settings"]["judge"]["model"] == "judge-model"
     with pytest.raises(ScoringSetupError, match="openai:MODEL@BASE_URL"):
@@ -286,5 +305,4 @@ def test_a_run_with_no_answer_at_all_is_not_scored_and_a_partial_one_warns(hub, 
     server.fail = ()
     res = evaluate(_opts(hub, server, out, limit=5, concurrency=1, max_retries=0))
     assert any("--limit changed" in w for w in res["warnings"])
-    assert res["run"]["answers_reused"] == 5 - sum(1 for k in load_bench(hub["bench"], "all", "test")["kind"][:5]
-                                                   if k == "ORIM")
+    assert res["run"]["answers_reused"] == 5 - sum(1 for k in _sampled(hub, 5)["kind"] if k == "ORIM")

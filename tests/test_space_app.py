@@ -521,6 +521,40 @@ def test_jiezi_explain_json_one_object_per_image(data, tmp_path, monkeypatch):
     assert "error" in broken and broken["image"] == str(paths[2])
 
 
+def test_jiezi_explain_bad_images_one_line_each(data, tmp_path, monkeypatch):
+    from image_files import write_bomb_png, write_truncated_png
+
+    monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
+    char, _ = _gallery_only_character_of(data)
+    good = tmp_path / "good.png"
+    good.write_bytes(encode(glyph(char), "PNG"))
+    bomb = write_bomb_png(tmp_path / "bomb.png")  # 30,000 x 30,000: 900 MB decoded, under 1 MB on disk
+    cut = write_truncated_png(tmp_path / "cut.png")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    res = CliRunner().invoke(cli, ["explain", str(bomb), str(cut), str(empty), str(good),
+                                   "--dataset", str(data["dataset"])])
+    assert res.exit_code == 1, res.output  # README: 1 when any image could not be read
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith(f"{bomb}: error: ") and "900 million pixels exceeds the cap of 64 million" in lines[0]
+    assert lines[1].startswith(f"{cut}: error: truncated image file")
+    assert lines[2] == f"{empty}: error: empty file (0 bytes)"
+    assert lines[3].startswith(f"{good}: {char} · ")  # the good image is still answered
+    assert "Traceback" not in res.output
+
+
+def test_space_upload_goes_through_the_guard(handlers, tmp_path):
+    from image_files import write_bomb_png
+
+    bomb = write_bomb_png(tmp_path / "huge.png", 9000, 8000)
+    status, html, gallery = handlers.explain_upload(str(bomb), "retrieval")
+    assert status.startswith("⚠️ huge.png: 9000 x 8000 = 72 million pixels exceeds the cap") and not html
+    good = tmp_path / "good.png"
+    good.write_bytes(encode(glyph("江"), "PNG"))
+    status, html, _ = handlers.explain_upload(str(good), "retrieval")
+    assert not status.startswith("⚠️") and html
+
+
 def _gallery_only_character_of(data):
     from harness.bench import load_bench, load_gallery
 

@@ -19,8 +19,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
+from PIL import Image, ImageDraw, ImageFont, ImageOps
 
+from builder import imageio
 from builder.glyphs import tracing
 
 # Bump when the same input would produce different pixels (changes every image id).
@@ -132,6 +133,9 @@ def run_job(job: Job) -> Result:
             png = write_png(image, dest)
     except FileNotFoundError as exc:
         return ("skip", f"file not found: {exc.filename}", "glyph-missing-file")
+    except imageio.ImageRejected as exc:
+        # the skip record names the item (file) itself: the reason alone, one line
+        return ("skip", f"not a usable image: {exc.reason}", "glyph-not-an-image")
     except tracing.SvgRendererMissing:
         raise  # a missing library is not a bad item: every tracing would fail the same way
     except tracing.ComponentDiagram as exc:
@@ -157,7 +161,7 @@ def _draw_font(job: Job, ctx: RenderContext, data: bytes) -> Image.Image | None:
 _DRAW = {
     "oracle": lambda job, ctx, data: oracle_image(job.pixels, job.cols, job.rows, ctx.size),
     "font": _draw_font,
-    "user": lambda job, ctx, data: user_image(data, ctx.size),
+    "user": lambda job, ctx, data: user_image(data, ctx.size, name=Path(job.path).name),
     "svg": lambda job, ctx, data: tracing.tracing_image(Path(job.path).read_bytes(), ctx.size),
     "svg-augment": lambda job, ctx, data: tracing.augmented_image(Path(job.path).read_bytes(), ctx.size,
                                                                   job.slug, job.variant),
@@ -251,51 +255,17 @@ def notdef_image(path: str, index: int, size: int) -> Image.Image | None:
     return _draw_centred(_font(path, index, em), chr(NOTDEF_PROBE), size, em)
 
 
-def _to_8bit(image: Image.Image) -> Image.Image:
-    # 16-bit / 32-bit / float grey: stretch the range the image uses onto 0..255.
-    grey = image if image.mode == "F" else image.convert("F")
-    lo, hi = grey.getextrema()
-    if hi <= lo:
-        return Image.new("L", image.size, 255)
-    scale = 255.0 / (hi - lo)
-    return grey.point(lambda v: v * scale - lo * scale).convert("L")
-
-
-def _flatten(image: Image.Image) -> Image.Image:
-    """Any Pillow mode -> ``L`` or ``RGB``, transparency composited on white."""
-    if image.mode in ("I", "I;16", "I;16B", "I;16L", "I;16N", "F"):
-        image = _to_8bit(image)
-    if image.mode == "1":
-        image = image.convert("L")
-    if image.mode in ("P", "PA", "LA", "La") or "transparency" in image.info:
-        image = image.convert("RGBA")
-    if image.mode in ("RGBA", "RGBa"):
-        white = Image.new("RGBA", image.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(white, image.convert("RGBA")).convert("RGB")
-    if image.mode not in ("L", "RGB"):
-        image = image.convert("RGB")  # CMYK, YCbCr, LAB, HSV
-    if image.mode == "RGB":
-        r, g, b = image.split()
-        if ImageChops.difference(r, g).getbbox() is None and ImageChops.difference(g, b).getbbox() is None:
-            image = r  # grey pixels stored as RGB: keep one channel
-    return image
-
-
-def user_image(data: bytes, size: int) -> Image.Image:
+def user_image(data: bytes, size: int, name: str | None = None) -> Image.Image:
     """A user's glyph image file (bytes of any format Pillow reads) as a ``size`` x
     ``size`` image: EXIF orientation applied, first frame of an animation, transparency
     composited on white, scaled with Lanczos so its longer side is ``size`` (aspect
     kept) and centred on white. Mode ``L`` when the image has no colour, else ``RGB``.
 
-    Raises ``OSError`` / ``SyntaxError`` / ``ValueError`` (from Pillow) when the bytes are
-    not a decodable image.
+    Raises :class:`builder.imageio.ImageRejected` (``name``: the file, in its message) when
+    the bytes are not a decodable image or exceed the pixel cap.
     """
-    with Image.open(io.BytesIO(data)) as src:
-        if src.format == "JPEG":
-            src.draft(src.mode, (size, size))  # decode big JPEGs at a reduced scale
-        src.load()
-        image = ImageOps.exif_transpose(src)
-        image = _flatten(image)
+    # decode big JPEGs at a reduced scale; the pixel cap and every bad-file case: builder/imageio.py
+    image = imageio.open_image(data, name=name, draft=size)
     scale = size / max(image.width, image.height)
     new = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
     if new != image.size:

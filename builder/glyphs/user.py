@@ -31,12 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageOps
-
-# the normaliser's own compositing, so "blank" means blank in the image the build would store
+# the normaliser's own opening and compositing (builder/imageio.py), so "blank" means blank in the
+# image the build would store
+from builder import imageio
 from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
-from builder.glyphs.render import _flatten
 from builder.skips import SkipLog
 from metrics.acce import labels
 
@@ -145,13 +144,9 @@ def blank_reason(path: Path) -> str | None:
     the image is one colour: fully white, fully transparent, a flat grey or colour.
     """
     try:
-        with Image.open(path) as src:
-            if src.format == "JPEG":
-                src.draft(src.mode, (256, 256))  # a flat image stays flat at a reduced scale
-            src.load()
-            image = _flatten(ImageOps.exif_transpose(src))
-    except Exception:  # noqa: BLE001 - undecodable files are reported by the renderer
-        return None
+        image = imageio.open_image(path, draft=256)  # a flat image stays flat at a reduced scale
+    except imageio.ImageRejected:
+        return None  # the rendering step reports it, with its own kind
     extrema = image.getextrema()
     bands = [extrema] if image.mode == "L" else list(extrema)
     if all(hi - lo <= BLANK_TOLERANCE for lo, hi in bands):

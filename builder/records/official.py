@@ -102,15 +102,15 @@ def _image(path_str: str, script: str, images_root: Path | None, skipped: SkipLo
         skipped.add(SOURCE, item, f"image {path_str} not found under {images_root}", field="images",
                     kind="official-image-missing")
         return None
-    from PIL import Image, UnidentifiedImageError
+    from builder.imageio import ImageRejected, open_image
 
     p = Path(images_root) / path_str
     data = p.read_bytes()
     try:
-        with Image.open(p) as im:
-            w, h = im.size
-    except (UnidentifiedImageError, OSError) as exc:
-        skipped.add(SOURCE, item, f"{path_str} is not an image ({exc})", field="images", kind="official-not-an-image")
+        w, h = open_image(data, name=path_str).size  # the one guard: pixel cap, truncated, undecodable
+    except ImageRejected as exc:
+        skipped.add(SOURCE, item, f"{path_str} is not a usable image ({exc.reason})", field="images",
+                    kind="official-not-an-image")
         return None
     sha = hashlib.sha256(data).hexdigest()
     return GlyphImage(id=f"{SOURCE}-{sha[:16]}", path=path_str, script=script, source=SOURCE, licence=LICENCE,

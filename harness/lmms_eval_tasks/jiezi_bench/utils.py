@@ -17,7 +17,11 @@ Needs the ``jiezi`` package importable in the lmms-eval environment
 
 Scorer settings come from the environment: ``JIEZI_BERTSCORE_MODEL`` (default
 ``bert-base-chinese``; ``offline-minilm`` = the MiniLM shipped on PyPI, not comparable to
-the paper) and, for EVOI, ``JIEZI_JUDGE_BASE_URL`` / ``JIEZI_JUDGE_MODEL``.
+the paper) and, for EVOI, ``JIEZI_JUDGE_MODEL``: the judge is called through lmms-eval's own
+``lmms_eval.llm_judge`` (``harness.lmms_judge``: provider ``JIEZI_LMMS_JUDGE_SERVER``,
+default ``openai``, with lmms-eval's ``OPENAI_API_URL`` / ``OPENAI_API_KEY`` or
+``JIEZI_JUDGE_BASE_URL`` / ``JIEZI_JUDGE_API_KEY``), with this project's rubric prompts and
+parser. Without a judge model EVOI is not computed (0.0, logged).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from harness.bench import question_kind
 from harness.scoring import scorer_settings
 from metrics.acce import labels
 from metrics.acce.core import score
-from metrics.acce.judge import judge_from_env
+from harness import lmms_judge
 from metrics.acce.paper import PAPER_METRICS, score_paper
 
 log = logging.getLogger("jiezi_bench")
@@ -78,11 +82,22 @@ def _settings():
     return settings
 
 
+_JUDGE: list = []
+
+
+def _judge():
+    """The EVOI judge through ``lmms_eval.llm_judge`` (one per process), or False (none named)."""
+    if not _JUDGE:
+        _JUDGE.append(lmms_judge.judge_from_env() or False)
+    return _JUDGE[0]
+
+
 def _aggregate(metric: str, items: list[dict]) -> float:
     if not items:
         return 0.0
     result = score([i["prediction"] for i in items], [i["reference"] for i in items], [[metric]] * len(items),
-                   ids=[i["id"] for i in items], settings=_settings())
+                   ids=[i["id"] for i in items], settings=_settings(),
+                   judge=_judge() if metric.startswith("EVOI") else False)
     value = result.get(metric)
     if value is None:
         log.warning("JieZi-Bench %s not computed: %s", metric, json.dumps(result.get("not_computed", {}),
@@ -138,7 +153,7 @@ def _paper_scores(items: list[dict]) -> dict:
     key = hashlib.sha256(json.dumps([[i["id"], i["prediction"]] for i in items], ensure_ascii=False).encode()).hexdigest()
     if key not in _PAPER_CACHE:
         _PAPER_CACHE[key] = score_paper([i["prediction"] for i in items], [i["reference"] for i in items],
-                                        mode="reference", settings=_settings(), judge=judge_from_env())
+                                        mode="reference", settings=_settings(), judge=_judge())
     return _PAPER_CACHE[key]
 
 
