@@ -242,19 +242,20 @@ def world_plan():
     return records, facts, bs.select(records, facts, seed=0)
 
 
-def test_real_ancient_images_first_and_regular_script_at_most_40_percent(world_plan):
+def test_real_ancient_images_first_and_regular_script_at_most_25_percent(world_plan):
     records, facts, plan = world_plan
     images = {im.id: im for r in records for im in r.images}
     chosen = [images[b.image_id] for b in plan.images]
     split = plan.stats["traced_split"]
     assert {s: v["traced_pairs"] for s, v in split.items()} == {"金文": 40, "甲骨文": 20, "篆书": 4}
-    assert plan.stats["traced_bench_share"] >= bs.MIN_TRACED_BENCH_SHARE
+    # a small world: each script's quota (SCRIPT_QUOTAS) is bounded by 75% of its traced pairs
+    assert plan.stats["traced_bench_share"] >= 0.70
     for v in split.values():  # every script keeps traced pairs in training
         assert v["bench"] >= 0.7 * v["traced_pairs"] and v["dataset"] >= 1
     scan_classes = Counter(b.character for b, im in zip(plan.images, chosen) if im.style == "scan")
     assert len(scan_classes) == 11 and max(scan_classes.values()) == bs.SCANS_PER_RECORD
     modern = sum(b.script in ("楷书", "简体") for b in plan.images)
-    assert 0 < modern <= 0.4 * len(plan.images) and plan.stats["modern_share"] <= 0.4
+    assert 0 < modern <= bs.MAX_MODERN_SHARE * len(plan.images) and plan.stats["modern_share"] <= 0.25
     # never an LXGW rendering, an augmented copy, or the tracing of a pair that has scans
     assert not [im for im in chosen if im.source == "lxgw-seal" or im.style == "tracing-augmented"]
     mixed = next(r for r in records if any(i.style == "scan" for i in r.images) and any(i.style == "tracing" for i in r.images))

@@ -10,16 +10,22 @@ whose (character, script) pair never occurs in it (``unseen_glyphs``, 25% of the
 Here an image is eligible when its record grounds every one-per-image question under the
 bench profile (:func:`builder.qa.compose.bench_eligible`). The selection (issue 12):
 
-1. **Real ancient images first.** Traced glyphs (style ``tracing``: the commons-ancient
-   甲骨文 / 金文 / 篆书 tracings, or a user's) whose (character, script) pair has no real
-   scan: :data:`TRACED_BENCH_SHARE` of each script's eligible traced pairs, the rest (and
-   their augmented copies) stay in JieZi-Dataset so every script is trained; a bench
-   tracing's pair is an unseen pair by construction. Scans (style ``scan``: Oracle-MNIST
-   or a user's): :data:`SCANS_PER_RECORD` per eligible record, so every class is there.
-   Other user images of an ancient script: one per eligible record.
-2. **Regular script fills, at most** :data:`MAX_MODERN_SHARE` **of the bench** (楷书 and
-   简体 together); a build with no eligible ancient image falls back to regular script
-   only, and says so.
+1. **Real ancient images, per script.** Traced glyphs (style ``tracing``: the Commons
+   drawings of ``commons-ancient`` and ``commons-acc-png``, or a user's) whose (character,
+   script) pair has no real scan: per script its quota of :data:`SCRIPT_QUOTAS` (near the
+   paper's per-image mix), at most :data:`TRACED_BENCH_SHARE` of the script's eligible
+   traced pairs, so the rest (and their augmented copies) stay in JieZi-Dataset and every
+   script is trained; a bench tracing's pair is an unseen pair by construction. Only
+   drawings the tracing audit found right are candidates (:func:`reviewed`);
+   :func:`review_list` names the ones to review next. Scans (style ``scan``: Oracle-MNIST
+   or a user's): :data:`SCANS_PER_RECORD` per eligible record, so every class is there;
+   they count towards 甲骨文's quota. Other user images of an ancient script: one per
+   eligible record. Images asked more questions come first (a seal drawing with its
+   structure, component and formation questions before one without).
+2. **Regular script, at most** :data:`MAX_MODERN_SHARE` **of the bench** (楷书 and 简体
+   together), chosen first: its 简体 images carry the simplified components that keep the
+   COME labels balanced once the seal drawings' retained ones come in; a build with no
+   eligible ancient image falls back to regular script only, and says so.
 3. **Balanced labels**, by stratified greedy selection towards :data:`TARGET_DISTRIBUTION`
    (the stated target shares of STRC and FORC labels; COME answers are balanced by
    preferring, within a stratum, images whose component labels are least like the
@@ -71,6 +77,9 @@ SCRIPT_QUOTAS: dict[str, int] = {"篆书": 345, "金文": 265, "甲骨文": 125,
 TRACED_BENCH_SHARE = 0.75
 SCANS_PER_RECORD = 4
 MAX_MODERN_SHARE = 0.25
+# ... and at least this share where the build has regular-script candidates (the paper's
+# bench: 楷书 219 of 1,024 images, 21%)
+MIN_MODERN_SHARE = 0.15
 # The tracing audit reviews this many times each script's quota (``review_pool=True``), so
 # that the drawings it rejects can be replaced from reviewed ones.
 AUDIT_MARGIN = 1.4
@@ -381,7 +390,13 @@ def _pick_ancient(pools: dict[str, list[Candidate]], cap: int, tally: Tally,
     quotas, n_scan, n_other = _quotas(pools, cap, margin)
     picks: list[Candidate] = []
     shares = {}
-    # scans first: every record's few scans, records round-robin so a cut keeps every class
+    for script in sorted(traced_by_script):
+        lst = traced_by_script[script]
+        got = pick_stratified(lst, quotas[script], tally, taken_sha)
+        picks += got
+        shares[script] = {"traced_pairs": len(lst), "bench": len(got), "dataset": len(lst) - len(got),
+                          "bench_share": round(len(got) / len(lst), 4)}
+    # scans: every record's few scans, records round-robin so a cut keeps every class
     by_rec: dict[str, list[Candidate]] = defaultdict(list)
     for c in pools["scan"]:
         by_rec[c.record.id].append(c)
@@ -391,12 +406,6 @@ def _pick_ancient(pools: dict[str, list[Candidate]], cap: int, tally: Tally,
                 got = pick_stratified([by_rec[rid][i]], 1, tally, taken_sha)
                 picks += got
                 n_scan -= len(got)
-    for script in sorted(traced_by_script):
-        lst = traced_by_script[script]
-        got = pick_stratified(lst, quotas[script], tally, taken_sha)
-        picks += got
-        shares[script] = {"traced_pairs": len(lst), "bench": len(got), "dataset": len(lst) - len(got),
-                          "bench_share": round(len(got) / len(lst), 4)}
     picks += pick_stratified(pools["ancient"], n_other, tally, taken_sha)
     return picks, shares
 
@@ -417,16 +426,20 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     margin = AUDIT_MARGIN if review_pool else 1.0
     tally, taken_sha = Tally(), set()
     n_ancient_pool = len(pools["tracing"]) + len(pools["scan"]) + len(pools["ancient"])
-    quotas, n_scan, n_other = _quotas(pools, round(target * margin), margin)
+    size = round(target * margin)
+    # regular script keeps at least MIN_MODERN_SHARE where it has candidates (a small build
+    # would otherwise be ancient only), so the ancient quotas are scaled into the rest
+    cap = size - min(len(pools["modern"]), math.ceil(size * MIN_MODERN_SHARE))
+    quotas, n_scan, n_other = _quotas(pools, cap, margin)
     planned = sum(quotas.values()) + n_scan + n_other
     if planned:
-        n_modern = min(round(target * margin) - planned, math.floor(planned * MAX_MODERN_SHARE / (1 - MAX_MODERN_SHARE)))
+        n_modern = min(size - planned, math.floor(planned * MAX_MODERN_SHARE / (1 - MAX_MODERN_SHARE)))
     else:
         n_modern = target  # no ancient image at all: a regular-script bench (warned)
     # regular script first: its 简体 images bring the simplified components (COME 简化) that
     # let the seal drawings' mostly retained components (保留) in under the COME cap
     modern = pick_stratified(pools["modern"], max(0, n_modern), tally, taken_sha)
-    ancient, traced_split = _pick_ancient(pools, round(target * margin), tally, taken_sha, margin)
+    ancient, traced_split = _pick_ancient(pools, cap, tally, taken_sha, margin)
     chosen = [(c.record, c.image) for c in ancient + modern]
     n_unseen_chars, n_char_pool = _splits(plan, records, chosen, seed)
     n_components = _second_component(plan, chosen, bench_facts, seed)
