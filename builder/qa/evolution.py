@@ -243,6 +243,9 @@ class EvidenceIndex:
         self.shuowen: dict[str, dict] = {}
         self.duan_notes: dict[str, str] = {}
         self.modern = modern
+        # Unihan readings (builder.qa.soundgloss.Readings) set by the QA stage; None: the
+        # composer reads the records' own readings
+        self.readings = None
         self.memo: dict[tuple, object] = {}  # per-character analyses, shared by sibling records
         duan_texts: dict[str, str] = {}
         for rec in records:
@@ -616,6 +619,69 @@ def written_as(record: GlyphRecord, name: str) -> tuple[str, Provenance] | None:
     return None
 
 
+@dataclass(frozen=True)
+class DrawnPart:
+    """A component a source names in full though the glyph draws only part of it (省).
+
+    ``full``: the component as the analysis names it (蠆 in 癘 「蠆省聲」); ``drawn``: the
+    IDS operand that the glyph shows in its place (萬); ``span``: the source text stating
+    the abbreviation; ``provenance``: that text's and the IDS's provenance."""
+
+    full: str
+    drawn: str
+    span: str
+    provenance: tuple[Provenance, ...]
+
+
+def _sheng_span(comp: Component) -> Provenance | None:
+    """The provenance whose span marks ``comp`` as abbreviated (蠆省聲, 从和省), or None."""
+    forms = {comp.name, canonical_component(comp.name)}
+    return next((p for p in comp.provenance for n in forms if f"{n}省" in p.span), None)
+
+
+def _part_of(drawn: str, full: str, index: "EvidenceIndex | None") -> bool | None:
+    """Whether ``drawn`` is a part of ``full``'s IDS (萬 in 蠆 ⿱萬虫); None when no record
+    of ``full`` gives an IDS to check."""
+    for rec in (index.records(full) if index is not None else []):
+        if rec.ids is not None:
+            parts = {canonical_component(ch) for ch in rec.ids.value}
+            return canonical_component(drawn) in parts or drawn in rec.ids.value
+    return None
+
+
+def abbreviated_parts(record: GlyphRecord, index: "EvidenceIndex | None" = None
+                      ) -> tuple[dict[str, DrawnPart], list[str]]:
+    """The 省 components of ``record`` and what its glyph draws for each.
+
+    A component is abbreviated when one of its provenance spans reads ``X省`` (Shuowen
+    「蠆省聲」, 「从和省」). When the record's first-level IDS operands do not include it, the
+    part drawn in its place is the one operand no other component accounts for that is a
+    part of X's own IDS (萬 of 蠆 ⿱萬虫 in 癘 ⿸疒萬; 禾 of 和 in 利; 氏 of 氐 in 昏). Without an
+    IDS of X to check, a single leftover operand for a single leftover 省 component is
+    taken. Returns ``({full name: DrawnPart}, [full names that could not be located])``;
+    an abbreviated component the IDS draws in full is in neither (the glyph shows it)."""
+    ops = ids_operands(record)
+    names = [c.name for c in record.components]
+    free_ops = [(t, p) for t, p in ops if not any(same_component(t, n) for n in names)]
+    located: dict[str, DrawnPart] = {}
+    unlocated: list[str] = []
+    waiting = []
+    for comp in record.components:
+        sp = _sheng_span(comp)
+        if sp is None or any(same_component(t, comp.name) for t, _ in ops):
+            continue
+        waiting.append((comp, sp))
+    for comp, sp in waiting:
+        fits = [(t, p) for t, p in free_ops if _part_of(t, comp.name, index) is not False]
+        checked = [(t, p) for t, p in fits if _part_of(t, comp.name, index)]
+        pick = checked if checked else (fits if len(waiting) == 1 else [])
+        if len(pick) == 1 and not any(d.drawn == pick[0][0] for d in located.values()):
+            located[comp.name] = DrawnPart(comp.name, pick[0][0], sp.span, (sp, pick[0][1]))
+        else:
+            unlocated.append(comp.name)
+    return located, unlocated
+
+
 def _fmt_analysis(seal: list[_Seal]) -> tuple[str, str]:
     """'从水，工声' / 'from 水, with 工 as phonetic' from typed seal components."""
     sem = [s.name for s in seal if "表音" not in s.functions]
@@ -942,13 +1008,22 @@ def _rule_substitution(ctx: _Ctx) -> None:
 
 
 def _rule_sheng_statements(ctx: _Ctx) -> None:
-    """The abbreviated (省) components the seal analysis names."""
+    """The abbreviated (省) components the seal analysis names, with the part the glyph
+    draws in its place where the IDS shows it (:func:`abbreviated_parts`: 「蠆」省作「萬」)."""
+    drawn, _ = abbreviated_parts(ctx.record, ctx.index)
     for lst in ctx.candidates.values():
         for ce in lst:
-            if ce.rule == "evolution.simplification.sheng":
-                ctx.evo.statements.append(Statement(
-                    ce.rule, f"「{ce.name}」为省形（《说文》：{ce.provenance[0].span}）",
-                    f"{ce.name} is an abbreviated component (Shuowen: {ce.provenance[0].span})", ce.provenance))
+            if ce.rule != "evolution.simplification.sheng":
+                continue
+            d = drawn.get(ce.name)
+            quote = ce.provenance[0].span
+            if d is not None:
+                zh = f"「{ce.name}」省作「{d.drawn}」（《说文》：{quote}），字中只写「{ce.name}」的一部分"
+                en = f"{ce.name} is abbreviated to {d.drawn} (Shuowen: {quote}): the glyph writes only part of {ce.name}"
+            else:
+                zh = f"「{ce.name}」为省形（《说文》：{quote}）"
+                en = f"{ce.name} is an abbreviated component (Shuowen: {quote})"
+            ctx.evo.statements.append(Statement(ce.rule, zh, en, ce.provenance))
 
 
 _DUAN_FORM = re.compile(rf"(今隸作|隸變作|隸省作|隸書作|隸作|今俗作|俗作|今字作|今作)({_HAN})")
