@@ -497,8 +497,10 @@ def _formation_accepted(c: _FactsCtx, f: Facts) -> None:
 def _variant_forms(record: GlyphRecord) -> list[str]:
     """The Shuowen 重文 forms recorded for the character (育: 或體 毓): a real glyph (scan,
     tracing) may be drawn in one of them, so CHAR accepts them too."""
-    kinds = ("古文", "籒文", "或體", "篆文", "奇字", "俗字")
-    out = [v.form for v in record.variants if v.kind in kinds and any(p.source == "shuowen" for p in v.provenance)]
+    # the kind a merged variant carries may be another source's (育's 或體 毓 is Unihan's 異體
+    # too): a Shuowen 重文 is one Shuowen's provenance cites, whatever kind is shown
+    out = [v.form for v in record.variants
+           if v.kind not in ("繁體", "簡体") and any(p.source == "shuowen" for p in v.provenance)]
     return [x for x in dict.fromkeys(out) if len(x) == 1 and x != record.character]
 
 
