@@ -11,12 +11,12 @@ skips the (large) dataset file. Figures, per file (bench / dataset):
   source marks as abbreviated (a span reading ``X省``) while the record's IDS does not draw
   X (``builder.qa.evolution.abbreviated_parts``: 癘 ⿸疒萬 with 「蠆省聲」), with the number
   of characters; and **circular 省 notes**: interpretations saying ``「X」之省`` of X itself.
-- **EVOI skeleton table** (bench EVOI references): the skeleton of a narrative is its text
-  with every 「…」 quotation replaced by 「X」, every （…） parenthesis by （…）, and every Han
-  character outside them that is the question's character by X; reported: references,
-  distinct skeletons, the share of the most frequent one, mean length (characters), the
-  share describing a change (one of :data:`CHANGE_WORDS`), and the share holding a bare
-  attestation frame (``已见`` / ``亦见`` with nothing else in its sentence).
+- **EVOI skeleton table** (bench EVOI references): the stage report's table
+  (``builder.qa.stage.template_diversity``: the skeleton is the text with every 「…」 slot
+  blanked; distinct skeletons, the share of the most common one, mean length in
+  characters), the most common skeleton itself, the share describing a change (one of
+  :data:`CHANGE_WORDS`), and the share holding a bare attestation frame (a sentence that
+  only says 甲骨文已见「X」字 / 金文亦见此字).
 - **ORIM questions without attribution**: ORIM questions whose reference is Shuowen's gloss
   (provenance from shuowen) and whose question names no 《说文》.
 - **sound-gloss references**: ORIM references that open with a sound-gloss by
@@ -39,6 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from builder.qa import soundgloss  # noqa: E402
 from builder.qa.evolution import abbreviated_parts  # noqa: E402
+from builder.qa.stage import template_diversity  # noqa: E402
 from builder.schema import GlyphRecord  # noqa: E402
 from builder.sources import registry  # noqa: E402
 
@@ -46,7 +47,6 @@ COMPONENT_KINDS = ("COMP_FULL", "COMP_ASPECT", "COMR", "COMF", "COMI", "COME", "
 CHANGE_WORDS = ("增加", "省作", "简化为", "简化作", "讹变", "讹作", "隶变", "隸變", "写作", "形体已变", "加「",
                 "不从", "改作", "变为", "变作", "合为", "省去", "去掉", "均不从")
 _QUOTE = re.compile(r"「[^」]*」")
-_PAREN = re.compile(r"（[^）]*）")
 _CIRCULAR = re.compile(r"「([^」]+)」之省")
 
 
@@ -89,16 +89,9 @@ def _components(struct: dict) -> list[dict]:
     return [c for c in comps or [] if isinstance(c, dict)]
 
 
-def skeleton(text: str, char: str) -> str:
-    """The EVOI skeleton of ``text`` (module doc)."""
-    s = _QUOTE.sub("「X」", text)
-    s = _PAREN.sub("（…）", s)
-    return s.replace(char, "X")
-
-
 def _bare_frame(text: str) -> bool:
     parts = re.split(r"[\n；。]", text)
-    return any(re.fullmatch(r"[-\s]*(甲骨文|金文|小篆|战国文字)(已见「X」字|亦见此字|已见「.」字)\s*", p) for p in parts)
+    return any(re.fullmatch(r"[-\s]*(甲骨文|金文|小篆|战国文字)(已见「[^」]*」字|亦见此字)\s*", p) for p in parts)
 
 
 def _shuowen_gloss(provenance: list[dict]) -> bool:
@@ -122,8 +115,7 @@ def count(path: Path, dataset: bool, named: dict[str, set[str]], readings) -> di
     """The figures of one QA file (module doc)."""
     c: Counter = Counter()
     chars: set[str] = set()
-    skel: Counter = Counter()
-    lengths: list[int] = []
+    evoi: list[str] = []
     for char, kind, question, struct, prov in _items(path, dataset):
         if kind in COMPONENT_KINDS:
             comps = _components(struct)
@@ -144,18 +136,18 @@ def count(path: Path, dataset: bool, named: dict[str, set[str]], readings) -> di
                 c["orim_sound_gloss_references"] += 1
         if kind == "EVOI" and not dataset:
             text = struct.get("evolution") or ""
-            lengths.append(len(text))
-            skel[skeleton(text, char)] += 1
+            evoi.append(text)
             c["evoi_describing_change"] += any(w in text for w in CHANGE_WORDS)
-            c["evoi_bare_attestation_frame"] += _bare_frame(skeleton(text, char))
+            c["evoi_bare_attestation_frame"] += _bare_frame(text)
     out = dict(c)
     out["sheng_characters"] = len(chars)
-    if lengths:
-        n = len(lengths)
-        out["evoi"] = {"references": n, "distinct_skeletons": len(skel),
-                       "top_skeleton_share": round(skel.most_common(1)[0][1] / n, 4),
-                       "top_skeleton": skel.most_common(1)[0][0][:120],
-                       "mean_length": round(sum(lengths) / n, 1),
+    if evoi:
+        n = len(evoi)
+        table = template_diversity(evoi)
+        top = Counter(_QUOTE.sub("「」", t) for t in evoi).most_common(1)[0][0]
+        out["evoi"] = {"references": n, "distinct_skeletons": table["skeletons"],
+                       "top_skeleton_share": table["top_skeleton_share"], "top_skeleton": top[:120],
+                       "mean_length": table["mean_length"],
                        "share_describing_change": round(c["evoi_describing_change"] / n, 4),
                        "share_bare_attestation_frame": round(c["evoi_bare_attestation_frame"] / n, 4)}
     return out

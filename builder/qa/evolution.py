@@ -658,7 +658,8 @@ def abbreviated_parts(record: GlyphRecord, index: "EvidenceIndex | None" = None
     part drawn in its place is the one operand no other component accounts for that is a
     part of X's own IDS (萬 of 蠆 ⿱萬虫 in 癘 ⿸疒萬; 禾 of 和 in 利; 氏 of 氐 in 昏). Without an
     IDS of X to check, a single leftover operand for a single leftover 省 component is
-    taken. Returns ``({full name: DrawnPart}, [full names that could not be located])``;
+    taken. Only when every other component is an operand as it stands (具 ⿱⿴且一八 draws
+    neither 廾 nor 貝 as an operand: nothing is located). Returns ``({full name: DrawnPart}, [full names that could not be located])``;
     an abbreviated component the IDS draws in full is in neither (the glyph shows it)."""
     ops = ids_operands(record)
     names = [c.name for c in record.components]
@@ -671,7 +672,12 @@ def abbreviated_parts(record: GlyphRecord, index: "EvidenceIndex | None" = None
         if sp is None or any(same_component(t, comp.name) for t, _ in ops):
             continue
         waiting.append((comp, sp))
+    others_drawn = all(any(same_component(t, c.name) for t, _ in ops)
+                       for c in record.components if c not in [w for w, _ in waiting])
     for comp, sp in waiting:
+        if not others_drawn:  # 具 ⿱⿴且一八: 廾 is not an operand either, so 八 is no part of 貝
+            unlocated.append(comp.name)
+            continue
         fits = [(t, p) for t, p in free_ops if _part_of(t, comp.name, index) is not False]
         checked = [(t, p) for t, p in fits if _part_of(t, comp.name, index)]
         pick = checked if checked else (fits if len(waiting) == 1 else [])
