@@ -16,7 +16,7 @@ import pytest
 from builder.qa import soundgloss
 from builder.qa import templates as T
 from builder.qa.compose import BENCH, DATASET, SHENG_RESERVED, SOUND_GLOSS_REASON, facts_for, make_qa
-from builder.qa.evolution import EvidenceIndex, abbreviated_parts
+from builder.qa.evolution import EvidenceIndex, abbreviated_parts, derive
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
 from builder.skips import SkipLog
@@ -180,3 +180,25 @@ def test_exegesis_question_asks_only_for_what_it_answers(recs):
     for i in range(len(T.TEMPLATES["EXEGESIS"])):
         qa = make_qa(f, "EXEGESIS", i, image())
         assert "构件" not in qa.question and "构件「" not in qa.answer
+
+
+# --- 2. EVOI narratives ------------------------------------------------------------------
+
+def test_evoi_states_composition_and_keeps_sheng(recs):
+    by_id, index = recs
+    li = derive(by_id["癘_楷书"], index, {"shuowen", "duan", "unihan"})
+    seal = next(s for s in li.statements if s.rule == "evolution.seal_analysis")
+    # the phonetic is 蠆 abbreviated: never written as if 蠆 itself were the phonetic
+    assert "蠆省声" in seal.zh and "，蠆声" not in seal.zh
+    assert "「蠆」省作「萬」" in li.narrative()
+
+
+def test_evoi_has_no_bare_attestation_sentence(recs):
+    by_id, index = recs
+    rec = by_id["利_楷书"]
+    index.attested["利"] = {"甲骨文": [by_id["利_楷书"].components[0].provenance[0]]}  # as a real scan would
+    try:
+        text = derive(rec, index, {"shuowen", "duan", "unihan"}).narrative()
+    finally:
+        index.attested.pop("利", None)
+    assert "已见" not in text and "亦见此字" not in text
