@@ -19,6 +19,7 @@ skips the (large) dataset file. Figures, per file (bench / dataset):
   only says 甲骨文已见「X」字 / 金文亦见此字).
 - **ORIM questions without attribution**: ORIM questions whose reference is Shuowen's gloss
   (provenance from shuowen) and whose question names no 《说文》.
+- **EXEGESIS turns asking for components and giving none** (dataset).
 - **sound-gloss references**: ORIM references that open with a sound-gloss by
   ``builder.qa.soundgloss`` (Unihan readings of the source cache), and the stage report's
   count of ORIM questions skipped for one (``missing:ORIM:sound-gloss:original_meaning``).
@@ -127,6 +128,9 @@ def count(path: Path, dataset: bool, named: dict[str, set[str]], readings) -> di
                 chars.add(char)
             if any(m == x.get("name") for x in comps for m in _CIRCULAR.findall(x.get("interpretation") or "")):
                 c["circular_sheng_notes"] += 1
+        if kind == "EXEGESIS":
+            c["exegesis_turns"] += 1
+            c["exegesis_asking_components_without_any"] += "构件" in question and not _components(struct)
         if kind == "ORIM":
             c["orim_questions"] += 1
             if _shuowen_gloss(prov) and "说文" not in question and "說文" not in question:
@@ -139,7 +143,11 @@ def count(path: Path, dataset: bool, named: dict[str, set[str]], readings) -> di
             evoi.append(text)
             c["evoi_describing_change"] += any(w in text for w in CHANGE_WORDS)
             c["evoi_bare_attestation_frame"] += _bare_frame(text)
-    out = dict(c)
+    keys = ["component_questions", "sheng_named_in_full", "circular_sheng_notes", "orim_questions",
+            "orim_without_attribution", "orim_sound_gloss_references"]
+    keys += ["exegesis_turns", "exegesis_asking_components_without_any"] if dataset else [
+        "evoi_describing_change", "evoi_bare_attestation_frame"]
+    out = {k: c.get(k, 0) for k in keys}
     out["sheng_characters"] = len(chars)
     if evoi:
         n = len(evoi)
