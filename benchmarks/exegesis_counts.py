@@ -45,7 +45,7 @@ from builder.schema import GlyphRecord  # noqa: E402
 from builder.sources import registry  # noqa: E402
 
 COMPONENT_KINDS = ("COMP_FULL", "COMP_ASPECT", "COMR", "COMF", "COMI", "COME", "EXEGESIS")
-CHANGE_WORDS = ("增加", "省作", "简化为", "简化作", "讹变", "讹作", "隶变", "隸變", "写作", "形体已变", "加「",
+CHANGE_WORDS = ("增加", "省作", "简化为", "简化作", "讹变", "讹作", "隶变", "隸變", "写作", "形体已变", "加「", "相混",
                 "不从", "改作", "变为", "变作", "合为", "省去", "去掉", "均不从")
 _QUOTE = re.compile(r"「[^」]*」")
 _CIRCULAR = re.compile(r"「([^」]+)」之省")

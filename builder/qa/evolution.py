@@ -913,7 +913,7 @@ def _type_against_seal(ctx: _Ctx, comp: Component, s: _Seal) -> None:
         # 肉 as 月): a merger of shapes, not the same component kept
         provs = s.provenance + comp.provenance + ([written[1]] if written else [])
         ctx.add_type(comp.name, "讹变", "evolution.corruption.form_equivalent", provs)
-        ctx.say("evolution.corruption.form_equivalent", f"篆文之「{s.name}」，今字形写作「{now}」，形体已变",
+        ctx.say("evolution.corruption.form_equivalent", f"篆文之「{s.name}」，今字形写作「{now}」，二形相混（讹变）",
                 f"the seal component {s.name} is written {now} in the modern form", provs)
     elif ctx.single and len(ctx.comps) == 1 and ctx.trad and ctx.char != ctx.base:
         # a simplified single-component character (飞 for 飛): the whole glyph is simplified
@@ -1018,7 +1018,7 @@ def _rule_substitution(ctx: _Ctx) -> None:
     if len(untyped) == 1 and len(seal_left) == 1 and len(ctx.seal) == len(ctx.comps) >= 2:
         comp, s = untyped[0], seal_left[0]
         ctx.add_type(comp.name, "讹变", "evolution.corruption.substitution", s.provenance + comp.provenance)
-        ctx.say("evolution.corruption.substitution", f"篆文之「{s.name}」，今字形写作「{comp.name}」，形体已变",
+        ctx.say("evolution.corruption.substitution", f"篆文之「{s.name}」，今字形改写作「{comp.name}」（讹变）",
                 f"the seal component {s.name} is written {comp.name} in the modern form", s.provenance + comp.provenance)
 
 
