@@ -105,7 +105,7 @@ def test_unihan_fields(sources_dir, tmp_path):
     jiang = uh["江"]
     assert jiang.entry_id == "U+6C5F"
     assert jiang.data == {"kDefinition": "large river; the Yangzi; surname", "kFanqie": "古雙", "kMandarin": "jiāng",
-                          "kRSUnicode": "85.3"}
+                          "kHanyuPinyin": "31551.030:jiāng", "kXHC1983": "0559.040:jiāng", "kRSUnicode": "85.3"}
     assert "U+6C5F\tkMandarin\tjiāng" in jiang.raw
     assert uh["馬"].data["kSimplifiedVariant"] == ["马"] and uh["马"].data["kTraditionalVariant"] == ["馬"]
     assert uh["明"].data["kSemanticVariant"] == ["朙"]

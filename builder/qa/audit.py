@@ -128,6 +128,7 @@ def is_han(ch: str) -> bool:
 
 class _CharStruct(_Strict):
     character: str
+    accepted: Optional[list[str]] = None  # other accepted characters (a variant form drawn)
 
     @field_validator("character")
     @classmethod
@@ -145,11 +146,13 @@ class _ScriptStruct(_Strict):
 
 class _StructureStruct(_Strict):
     structure: Structure
+    accepted: Optional[list[Structure]] = None
 
 
 class _FormationStruct(_Strict):
     formation: list[FormationLabel] = Field(min_length=1)
     yisheng: Optional[bool] = None
+    accepted: Optional[list[list[FormationLabel]]] = None
 
 
 class _ComponentStruct(_Strict):
@@ -157,6 +160,8 @@ class _ComponentStruct(_Strict):
     functions: Optional[list[Function]] = None
     interpretation: Optional[str] = None
     evolution_type: Optional[EvolutionType] = None
+    abbreviates: Optional[str] = None  # a 省 part: the full component it stands for
+    names: Optional[list[str]] = None
 
 
 class _ComponentsStruct(_Strict):
@@ -326,7 +331,7 @@ def _answer_of(subtask: str, kind: str, struct: BaseModel) -> tuple[str, dict]:
     """Answer text and ``answer_struct`` of a structured answer, written the way
     :func:`builder.qa.compose.make_qa` writes them."""
     if subtask in ("CHAR", "SCRC", "STRC"):
-        data = struct.model_dump()
+        data = struct.model_dump(exclude_none=True)  # no empty "accepted"
         return answers.answer_text(subtask, data), data
     if subtask == "FORC":
         form = _formation_of_set(struct)

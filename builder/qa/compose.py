@@ -30,9 +30,14 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from builder import aliases
+from builder.ids import PLACEHOLDERS, IDSError
+from builder.ids import first_level as ids_first_level
+from builder.qa import soundgloss
 from builder.qa import templates as T
 from builder.qa.evolution import (
     MODERN_SOURCES,
+    REAL_IMAGE_STYLES,
+    abbreviated_parts,
     EvidenceIndex,
     Evolution,
     derive,
@@ -91,10 +96,16 @@ class CompFact:
     interpretation_provenance: list[Provenance] = field(default_factory=list)
     evolution_type: str | None = None
     evolution_provenance: list[Provenance] = field(default_factory=list)
+    abbreviates: str | None = None  # the full component a 省 part stands for (萬 for 蠆)
 
     def struct(self, *, functions=True, interpretation=True, evolution=True) -> dict:
-        """The component's ``answer_struct`` entry (ARCHITECTURE.md)."""
+        """The component's ``answer_struct`` entry (ARCHITECTURE.md). A 省 part adds
+        ``abbreviates`` (the full component) and ``names`` (the accepted names: the part
+        drawn, then the full one), which both scorings match."""
         d: dict = {"name": self.name}
+        if self.abbreviates:
+            d["abbreviates"] = self.abbreviates
+            d["names"] = [self.name, self.abbreviates]
         if functions:
             d["functions"] = list(self.functions)
         if interpretation:
@@ -125,6 +136,9 @@ class Facts:
     missing: dict[str, str] = field(default_factory=dict)
     richness: float = 0.0
     ids_regions: frozenset[str] | None = None  # see :func:`_ids_regions`
+    # kind -> the other answers the sources allow (answer_struct "accepted"; issue 21)
+    accepted: dict[str, list] = field(default_factory=dict)
+    variant_forms: list[str] = field(default_factory=list)  # Shuowen 重文 forms a glyph may be drawn in
 
     def available(self) -> list[str]:
         """Template kinds this record can answer (image kinds always)."""
@@ -425,6 +439,71 @@ def _strc_facts(c: _FactsCtx, f: Facts) -> None:
         f.missing["STRC"] = "disagree:structure" if s.disagree else "single-source:structure"
 
 
+# Single strokes: an IDS whose operands are these (or placeholders such as ③) splits a
+# single-component character into strokes (不 ⿱一③), not into components.
+STROKE_OPERANDS = frozenset("一丨丿丶乙亅乚乛𠃌㇀㇏") | frozenset(chr(c) for c in range(0x31C0, 0x31F0))
+
+
+def _stroke_split(record: GlyphRecord) -> bool:
+    """Whether the record's IDS is a stroke-level split (an operand is a placeholder or a
+    CJK stroke, or every operand is a single stroke) of a character Shuowen analyses as
+    象形 / 指事: such a character is 独体 (不), whatever layout the split draws."""
+    form = record.formation
+    if record.ids is None or form is None or form.value.label not in ("象形", "指事"):
+        return False
+    if not any(p.source == "shuowen" for p in form.provenance):
+        return False
+    try:
+        ops = [o.text for o in ids_first_level(record.ids.value)]
+    except IDSError:
+        return False
+    return bool(ops) and (any(len(o) == 1 and (o in PLACEHOLDERS or 0x31C0 <= ord(o) < 0x31F0) for o in ops)
+                          or all(o in STROKE_OPERANDS for o in ops))
+
+
+def _structure_accepted(c: _FactsCtx, f: Facts) -> None:
+    """STRC of a stroke-level split (:func:`_stroke_split`): the reference is 独体 and the
+    split's layout is accepted too (``Facts.accepted["STRC"]``)."""
+    if f.structure is None or f.structure[0] == "独体" or not _stroke_split(c.record):
+        return
+    value, provs = f.structure
+    form_provs = [p for p in c.record.formation.provenance if p.source == "shuowen"]
+    f.structure = ("独体", [Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.strc.stroke_split")
+                          for p in form_provs + provs])
+    f.accepted["STRC"] = [value]
+
+
+def _yisheng_from_duan_only(provs: list[Provenance]) -> bool:
+    """Whether only Duan's note says 亦声 (販: Shuowen 「从貝反聲」, Duan 「形聲包會意」): no
+    other source's span states it (X亦聲 / 亦声 / 兼)."""
+    says = {p.source for p in provs if re.search(r"亦[聲声]|兼|[包苞]", p.span)}
+    return says == {"duan"}
+
+
+def _formation_accepted(c: _FactsCtx, f: Facts) -> None:
+    """FORC whose 亦声 rests on Duan alone: plain 形声 is accepted beside 形声+会意; a
+    profile that may not use Duan (JieZi-Dataset) states plain 形声."""
+    if f.formation is None or _audit_provs(f.formation[1]):
+        return
+    form, provs = f.formation
+    if not (form.yisheng and c.record.formation and _yisheng_from_duan_only(c.record.formation.provenance)):
+        return
+    if "duan" in {p.source for p in provs}:
+        f.accepted["FORC"] = [["形声"]]
+    else:
+        f.formation = (Formation(label=form.label, yisheng=False), provs)
+
+
+def _variant_forms(record: GlyphRecord) -> list[str]:
+    """The Shuowen 重文 forms recorded for the character (育: 或體 毓): a real glyph (scan,
+    tracing) may be drawn in one of them, so CHAR accepts them too."""
+    # the kind a merged variant carries may be another source's (育's 或體 毓 is Unihan's 異體
+    # too): a Shuowen 重文 is one Shuowen's provenance cites, whatever kind is shown
+    out = [v.form for v in record.variants
+           if v.kind not in ("繁體", "簡体") and any(p.source == "shuowen" for p in v.provenance)]
+    return [x for x in dict.fromkeys(out) if len(x) == 1 and x != record.character]
+
+
 def _forc_facts(c: _FactsCtx, f: Facts) -> None:
     """FORC: the formation class; the bench needs Shuowen and a majority; a seal image needs
     Shuowen's class (it analyses that form); an early form gets none."""
@@ -540,10 +619,57 @@ def _component_details(c: _FactsCtx, f: Facts, comps: list[CompFact], evo: Evolu
             cf.evolution_type, cf.evolution_provenance = src.evolution_type, _audit_provs(src.provenance)
         elif ce is not None:
             cf.evolution_type, cf.evolution_provenance = ce.type, ce.provenance
-            if ce.rule == "evolution.simplification.sheng" and cf.interpretation and "shuowen" in f.evolution_sources:
-                cf.interpretation += f"；《说文》以为「{cf.name}」之省"
-                cf.interpretation_en = (cf.interpretation_en or "") + f"; Shuowen calls it an abbreviated {cf.name}"
-                cf.interpretation_provenance = cf.interpretation_provenance + ce.provenance
+
+
+SHENG_UNLOCATED = "sheng:drawn-part-not-located"
+SHENG_RESERVED = "sheng:source-reserved"
+
+
+def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[CompFact]:
+    """Name each 省 component as the glyph draws it (issue 21): 癘 shows 萬 where Shuowen
+    reads 「蠆省聲」, so the component is 萬 with ``abbreviates`` 蠆, and its interpretation
+    says what the part is and what it stands for (「萬」为「蠆」之省 …，代「蠆」为声符).
+    A 省 component whose drawn part the IDS does not show, or whose 省 statement comes
+    from a source the profile may not use, leaves the record without component questions
+    (``missing["COMP"]`` :data:`SHENG_UNLOCATED` / :data:`SHENG_RESERVED`): naming the
+    full component would describe a part the glyph does not have. Returns the list."""
+    if not comps:
+        return comps
+    located, unlocated = abbreviated_parts(c.record, c.index)
+    names = {x.name for x in comps}
+    if names & set(unlocated):
+        f.missing["COMP"] = SHENG_UNLOCATED
+        return []
+    usable = c.allowed | c.gap | {"user"}
+    for cf in comps:
+        d = located.get(cf.name)
+        if d is None or cf.abbreviates:
+            continue
+        if d.provenance[0].source not in usable:
+            f.missing["COMP"] = SHENG_RESERVED
+            return []
+        full = cf.name
+        cf.abbreviates, cf.name = full, d.drawn
+        cited = d.provenance[0].source == "shuowen"
+        zh = f"「{d.drawn}」为「{full}」之省" + (f"（《说文》：{d.span}）" if cited else "")
+        en = f"{d.drawn} is an abbreviated {full}" + (f" (Shuowen: {d.span})" if cited else "")
+        own = cf.interpretation and not any(p.rule == "qa.comi.by_function" for p in cf.interpretation_provenance)
+        role = "为声符" if cf.functions == ["表音"] else "表意"
+        if own:
+            zh += f"，代「{full}」{role}：{cf.interpretation}"
+            en += f", standing for {full}: {cf.interpretation}"
+        elif cf.interpretation:
+            zh += f"，在字中代「{full}」。{cf.interpretation}"
+            en += f", standing for {full} in the character. {cf.interpretation_en or ''}".rstrip()
+        else:
+            zh += f"，在字中代「{full}」{role}"
+            en += f", standing for {full}"
+        cf.interpretation, cf.interpretation_en = zh, en
+        rule = "qa.comi.sheng_drawn"
+        cf.interpretation_provenance = cf.interpretation_provenance + [
+            Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule=rule) for p in d.provenance]
+        cf.provenance = cf.provenance + [d.provenance[1]]
+    return comps
 
 
 def _component_missing(f: Facts, comps: list[CompFact]) -> None:
@@ -592,11 +718,39 @@ def _orim_facts(c: _FactsCtx, f: Facts) -> None:
             provs = [p for p in om.provenance if p.source in c.allowed | c.gap]
             f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
                       provs, "shuowen" if "shuowen" in srcs else "gloss")
+    _orim_sound_gloss(c, f)
     # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
     # the original meaning, and an answer saying "no source has it" would teach a model to
     # decline. The record's English definition still appears in the record and the Space.
     if f.orim is None:
         f.missing.setdefault("ORIM", "no-original-meaning")
+
+
+SOUND_GLOSS_REASON = "sound-gloss:original_meaning"
+
+
+def _orim_sound_gloss(c: _FactsCtx, f: Facts) -> None:
+    """Drop Shuowen's sound-gloss (声训) sentences from the ORIM reference
+    (:mod:`builder.qa.soundgloss`: 羊 「祥」, 母 「牧」, 古 「故」 are no original meanings):
+    日 「實也。太陽之精不虧」 keeps 太陽之精不虧; a gloss that is only a sound-gloss leaves
+    no ORIM question (``missing["ORIM"]`` = :data:`SOUND_GLOSS_REASON`)."""
+    if f.orim is None or f.orim[3] != "shuowen":
+        return
+    zh, _en, provs, kind = f.orim
+    index = c.index
+    if index.readings is None:
+        index.readings = index.memo.setdefault(("readings",), soundgloss.readings_from_records(
+            r for recs in index.by_char.values() for r in recs))
+    rec = c.record
+    heads = [rec.character, rec.traditional or "", rec.form or ""]
+    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings)
+    if not dropped:
+        return
+    if not rest:
+        f.orim = None
+        f.missing["ORIM"] = SOUND_GLOSS_REASON
+        return
+    f.orim = (rest, f"Shuowen gloss: {rest}", provs, kind)
 
 
 def _evoi_facts(c: _FactsCtx, f: Facts, evo: Evolution) -> None:
@@ -632,6 +786,9 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
                   glyph_form(record.script))
     _strc_facts(c, f)
     _forc_facts(c, f)
+    _structure_accepted(c, f)
+    _formation_accepted(c, f)
+    f.variant_forms = _variant_forms(record)
     comps = _component_list(c, f)
     evo_sources = (c.allowed | c.gap | MODERN_SOURCES) if not c.strict else (BENCH_SOURCES | MODERN_SOURCES)
     if _has_audit(record):
@@ -639,6 +796,7 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     evo = derive(record, index, evo_sources)
     f.evolution_sources = evo_sources
     _component_details(c, f, comps, evo)
+    comps = _name_drawn_parts(c, f, comps)
     f.components = comps
     _component_missing(f, comps)
     _orim_facts(c, f)
@@ -701,7 +859,8 @@ def _comp_lines(comps: list[CompFact], *, functions: bool, interpretation: bool,
     wanted = {"functions": functions, "evolution_type": evolution, "interpretation": interpretation}
     attrs = [a for a in answers.COMPONENT_ATTRIBUTES if wanted[a]]
     dicts = [{"name": c.name, "functions": c.functions, "evolution_type": c.evolution_type,
-              "interpretation": c.interpretation, "interpretation_en": c.interpretation_en} for c in comps]
+              "interpretation": c.interpretation, "interpretation_en": c.interpretation_en,
+              "abbreviates": c.abbreviates} for c in comps]
     return answers.components_text(dicts, attrs, "zh"), answers.components_text(dicts, attrs, "en")
 
 
@@ -724,7 +883,10 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
     if kind in facts.missing or kind in image_missing(facts, image):
         return None
     subtask, level, metrics = T.KINDS[kind]
-    q_zh, q_en = T.question(kind, phrasing, script=facts.script)
+    attributed = kind != "ORIM" or facts.orim[3] == "shuowen"
+    parts = tuple(p for p, v in (("structure", facts.structure), ("components", facts.components),
+                                 ("formation", facts.formation)) if v)
+    q_zh, q_en = T.question(kind, phrasing, script=facts.script, attributed=attributed, parts=parts)
     tid = T.template_id(kind, phrasing)
     image_prov = [{"field": "image", "source": _image_source(image), "entry_id": image.id,
                    "span": facts.character, "rule": "image.label"}]
@@ -735,7 +897,10 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
                   provenance, fields, tid)
 
     if kind == "CHAR":
-        return qa(c, c, {"character": c}, image_prov, ["character"])
+        struct = {"character": c}
+        if facts.variant_forms and image.style in REAL_IMAGE_STYLES:
+            struct["accepted"] = list(facts.variant_forms)
+        return qa(c, c, struct, image_prov, ["character"])
     if kind == "SCRC":
         s = facts.script
         return qa(s, f"{labels.SCRIPTS[s]} ({s})", {"script": s},
@@ -743,12 +908,17 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
     if kind == "STRC":
         v, provs = facts.structure
         zh, en = _struct_label(v)
-        return qa(zh, en, {"structure": v}, _prov("structure", provs), ["structure"])
+        struct = {"structure": v, **({"accepted": facts.accepted["STRC"]} if "STRC" in facts.accepted else {})}
+        return qa(zh, en, struct, _prov("structure", provs), ["structure"])
     if kind == "FORC":
         form, provs = facts.formation
         zh, en = _formation_text(form)
-        return qa(zh, en, {"formation": form.label_set(), "yisheng": form.yisheng},
-                  _prov("formation", provs), ["formation"])
+        struct = {"formation": form.label_set(), "yisheng": form.yisheng}
+        if "FORC" in facts.accepted:
+            struct["accepted"] = facts.accepted["FORC"]
+            zh += "；此亦声之说出自段注，《说文》作形声"
+            en += "; the 亦声 reading is Duan's, Shuowen has a plain phono-semantic compound"
+        return qa(zh, en, struct, _prov("formation", provs), ["formation"])
     if kind in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
         fn = kind in ("COMF", "COMP_FULL", "COMP_ASPECT")
         it = kind in ("COMI", "COMP_FULL", "COMP_ASPECT")
@@ -809,8 +979,8 @@ def _exegesis(facts: Facts, image: GlyphImage, qa, image_prov) -> QA:
         en.append(f"[{E[2]}] {b}.")
         prov += _prov("formation", p)
         struct["formation"] = form.label_set()
-    o_zh, o_en, p, _ = facts.orim
-    zh.append(f"【{S[3]}】{o_zh}")
+    o_zh, o_en, p, o_kind = facts.orim
+    zh.append(f"【{S[3]}】" + (f"《说文》：{o_zh}" if o_kind == "shuowen" else o_zh))
     en.append(f"[{E[3]}] {o_en}")
     prov += _prov("original_meaning", p)
     struct["original_meaning"] = o_zh

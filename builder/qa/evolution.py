@@ -33,9 +33,9 @@ from metrics.acce import labels
 # Rule name -> what it asserts and from which evidence. The names appear verbatim in the
 # provenance of every derived item and in the dataset cards.
 RULES: dict[str, str] = {
-    "evolution.attested_obi": "a real oracle-bone image of the character (a scan such as Oracle-MNIST, or a tracing) is among the build's images: the character is attested in 甲骨文",
-    "evolution.attested_bronze": "a real bronze-inscription image of the character (a tracing) is among the build's images: the character is attested in 金文",
-    "evolution.attested_seal_image": "a real small-seal image of the character (a tracing) is among the build's images and no Shuowen analysis speaks for the seal: the character is attested in 篆书",
+    "evolution.attested_obi": "a real oracle-bone image of the character (a scan such as Oracle-MNIST, or a tracing) is among the build's images: the character is attested in 甲骨文 (evidence of EvidenceIndex.attested; no narrative sentence: a bare attestation says nothing of the form, and no source of the build describes an early form)",
+    "evolution.attested_bronze": "a real bronze-inscription image of the character (a tracing) is among the build's images: the character is attested in 金文 (evidence only, as evolution.attested_obi)",
+    "evolution.attested_seal_image": "a real small-seal image of the character (a tracing) is among the build's images: the character is attested in 篆书 (evidence only, as evolution.attested_obi)",
     "evolution.seal_analysis": "the Shuowen analysis of the small-seal head (从X / Y聲 / 象形 ...) as the seal-stage composition",
     "evolution.shuowen_variant": "a Shuowen 重文 (古文, 籒文, 或體, 篆文 ...) with its analysis, as an attested earlier or parallel form",
     "evolution.modern_is_variant": "the modern character is itself a form Shuowen or cjkvi-ids records as a 重文 of another head",
@@ -243,6 +243,9 @@ class EvidenceIndex:
         self.shuowen: dict[str, dict] = {}
         self.duan_notes: dict[str, str] = {}
         self.modern = modern
+        # Unihan readings (builder.qa.soundgloss.Readings) set by the QA stage; None: the
+        # composer reads the records' own readings
+        self.readings = None
         self.memo: dict[tuple, object] = {}  # per-character analyses, shared by sibling records
         duan_texts: dict[str, str] = {}
         for rec in records:
@@ -616,19 +619,100 @@ def written_as(record: GlyphRecord, name: str) -> tuple[str, Provenance] | None:
     return None
 
 
+@dataclass(frozen=True)
+class DrawnPart:
+    """A component a source names in full though the glyph draws only part of it (省).
+
+    ``full``: the component as the analysis names it (蠆 in 癘 「蠆省聲」); ``drawn``: the
+    IDS operand that the glyph shows in its place (萬); ``span``: the source text stating
+    the abbreviation; ``provenance``: that text's and the IDS's provenance."""
+
+    full: str
+    drawn: str
+    span: str
+    provenance: tuple[Provenance, ...]
+
+
+def _sheng_span(comp: Component) -> Provenance | None:
+    """The provenance whose span marks ``comp`` as abbreviated (蠆省聲, 从和省), or None."""
+    forms = {comp.name, canonical_component(comp.name)}
+    return next((p for p in comp.provenance for n in forms if f"{n}省" in p.span), None)
+
+
+def _part_of(drawn: str, full: str, index: "EvidenceIndex | None") -> bool | None:
+    """Whether ``drawn`` is a part of ``full``'s IDS (萬 in 蠆 ⿱萬虫); None when no record
+    of ``full`` gives an IDS to check."""
+    for rec in (index.records(full) if index is not None else []):
+        if rec.ids is not None:
+            parts = {canonical_component(ch) for ch in rec.ids.value}
+            return canonical_component(drawn) in parts or drawn in rec.ids.value
+    return None
+
+
+def abbreviated_parts(record: GlyphRecord, index: "EvidenceIndex | None" = None
+                      ) -> tuple[dict[str, DrawnPart], list[str]]:
+    """The 省 components of ``record`` and what its glyph draws for each.
+
+    A component is abbreviated when one of its provenance spans reads ``X省`` (Shuowen
+    「蠆省聲」, 「从和省」). When the record's first-level IDS operands do not include it, the
+    part drawn in its place is the one operand no other component accounts for that is a
+    part of X's own IDS (萬 of 蠆 ⿱萬虫 in 癘 ⿸疒萬; 禾 of 和 in 利; 氏 of 氐 in 昏). Without an
+    IDS of X to check, a single leftover operand for a single leftover 省 component is
+    taken. Only when every other component is an operand as it stands (具 ⿱⿴且一八 draws
+    neither 廾 nor 貝 as an operand: nothing is located). Returns ``({full name: DrawnPart}, [full names that could not be located])``;
+    an abbreviated component the IDS draws in full is in neither (the glyph shows it)."""
+    ops = ids_operands(record)
+    names = [c.name for c in record.components]
+    free_ops = [(t, p) for t, p in ops if not any(same_component(t, n) for n in names)]
+    located: dict[str, DrawnPart] = {}
+    unlocated: list[str] = []
+    waiting = []
+    for comp in record.components:
+        sp = _sheng_span(comp)
+        if sp is None or any(same_component(t, comp.name) for t, _ in ops):
+            continue
+        waiting.append((comp, sp))
+    others_drawn = all(any(same_component(t, c.name) for t, _ in ops)
+                       for c in record.components if c not in [w for w, _ in waiting])
+    for comp, sp in waiting:
+        if not others_drawn:  # 具 ⿱⿴且一八: 廾 is not an operand either, so 八 is no part of 貝
+            unlocated.append(comp.name)
+            continue
+        fits = [(t, p) for t, p in free_ops if _part_of(t, comp.name, index) is not False]
+        checked = [(t, p) for t, p in fits if _part_of(t, comp.name, index)]
+        pick = checked if checked else (fits if len(waiting) == 1 else [])
+        if len(pick) == 1 and not any(d.drawn == pick[0][0] for d in located.values()):
+            located[comp.name] = DrawnPart(comp.name, pick[0][0], sp.span, (sp, pick[0][1]))
+        else:
+            unlocated.append(comp.name)
+    return located, unlocated
+
+
 def _fmt_analysis(seal: list[_Seal]) -> tuple[str, str]:
     """'从水，工声' / 'from 水, with 工 as phonetic' from typed seal components."""
-    sem = [s.name for s in seal if "表音" not in s.functions]
-    pho = [s.name for s in seal if "表音" in s.functions]
+    sem = [s for s in seal if "表音" not in s.functions]
+    pho = [s for s in seal if "表音" in s.functions]
     zh_parts, en_parts = [], []
     if sem:
-        zh_parts.append("从" + "、从".join(sem))
-        en_parts.append("from " + " and ".join(sem))
-    for p in pho:
-        both = any(s.name == p and "表意" in s.functions for s in seal)
-        zh_parts.append(f"{p}{'亦' if both else ''}声")
-        en_parts.append(f"{p} as phonetic{' (also semantic)' if both else ''}")
+        # an abbreviated component keeps its 省 (从和省), never read as the whole
+        zh_parts.append("从" + "、从".join(s.name + ("省" if s.sheng else "") for s in sem))
+        en_parts.append("from " + " and ".join(s.name + (" (abbreviated)" if s.sheng else "") for s in sem))
+    for s in pho:
+        both = "表意" in s.functions
+        # 夜 「亦省聲」 is 亦 abbreviated as phonetic, not 亦声
+        zh_parts.append(f"{s.name}{'省' if s.sheng else ''}{'亦' if both else ''}声")
+        en_parts.append(f"{s.name}{' (abbreviated)' if s.sheng else ''} as phonetic{' (also semantic)' if both else ''}")
     return "，".join(zh_parts), ", ".join(en_parts)
+
+
+_DEPICTS = re.compile(rf"象{_HAN}[^，。；]*?之?形")
+_ANALYSIS_ONLY = re.compile(rf"^(?:[从從]{_HAN}+|{_HAN}(?:亦|省)?[聲声]|[，、；\s])+$")
+
+
+def _bare_analysis(quote: str) -> bool:
+    """Whether a Shuowen quotation is only the composition formula (从水工聲, 从日从月):
+    no explanation, no 省 (which the 省 statement states)."""
+    return "省" not in quote and _ANALYSIS_ONLY.match(quote) is not None
 
 
 @dataclass
@@ -690,18 +774,6 @@ def _context(record: GlyphRecord, index: EvidenceIndex, sources: frozenset[str])
     return ctx
 
 
-def _rule_attested_early(ctx: _Ctx) -> None:
-    """甲骨文 / 金文 (and a real 篆书 image where no Shuowen analysis speaks for the seal):
-    the build holds a real image (scan or tracing) of the character in that script."""
-    seen = ctx.index.attested.get(ctx.char) or ctx.index.attested.get(ctx.base) or {}
-    shown = [s for s in EARLY_STAGES if seen.get(s) and (s != "篆书" or not ctx.seal)]
-    for i, script in enumerate(shown):
-        name = "小篆" if script == "篆书" else script
-        zh = f"{name}已见「{ctx.char}」字" if i == 0 else f"{name}亦见此字"
-        en = f"the character {ctx.char} is attested in {labels.SCRIPTS[script].lower()}"
-        ctx.say(ATTESTED_RULES[script], zh, en, seen[script][:1])
-
-
 def _rule_older_variants(ctx: _Ctx) -> None:
     """Shuowen 古文 / 籒文, before the seal."""
     for v in ctx.variants:
@@ -715,13 +787,18 @@ def _rule_seal(ctx: _Ctx) -> None:
         return
     provs = _cite([p for x in ctx.seal for p in x.provenance], "evolution.seal_analysis")
     quote = "；".join(dict.fromkeys(p.span for p in provs))
-    _, a_en = _fmt_analysis(ctx.seal)
+    a_zh, a_en = _fmt_analysis(ctx.seal)
     if ctx.single:
         zh = f"小篆「{ctx.head}」为独体，《说文》：「{quote}」"
         en = f"In small seal script {ctx.head} is a single-component character (Shuowen: {quote})"
+    elif _bare_analysis(quote):
+        # the composition itself, as a dictionary states it (从水，工声): the quotation would
+        # only repeat it
+        zh = f"小篆作「{ctx.head}」，《说文》析为{a_zh}"
+        en = f"In small seal script the form is {ctx.head}, which Shuowen analyses as {a_en} ({quote})"
     else:
-        zh = f"小篆作「{ctx.head}」，《说文》：「{quote}」"
-        en = f"In small seal script the form is {ctx.head}; Shuowen: {quote} ({a_en})"
+        zh = f"小篆作「{ctx.head}」，{a_zh}（《说文》：「{quote}」）"
+        en = f"In small seal script the form is {ctx.head}, {a_en} (Shuowen: {quote})"
     ctx.evo.statements.append(Statement("evolution.seal_analysis", zh, en, provs))
 
 
@@ -737,7 +814,11 @@ def _rule_pictograph(ctx: _Ctx) -> None:
     ctx.pictograph = sw
     label = rec.formation.value.label
     quote = "；".join(dict.fromkeys(p.span for p in sw))
-    ctx.say("evolution.seal_analysis", f"小篆「{ctx.base}」为独体{label}字，《说文》：「{quote}」",
+    depicts = next((m.group(0) for p in sw if (m := _DEPICTS.search(p.span))), None)
+    # what the pictograph draws, where Shuowen says (象馬頭髦尾四足之形), is the content
+    zh = (f"小篆「{ctx.base}」为独体{label}字，{depicts}（《说文》：「{quote}」）" if depicts
+          else f"小篆「{ctx.base}」为独体{label}字，《说文》：「{quote}」")
+    ctx.say("evolution.seal_analysis", zh,
             f"In small seal script {ctx.base} is a single-component {label} character (Shuowen: {quote})", sw)
     if ctx.trad and ctx.char != ctx.base:
         # a simplified pictograph (飞 for 飛): the whole glyph is simplified, not kept
@@ -832,7 +913,7 @@ def _type_against_seal(ctx: _Ctx, comp: Component, s: _Seal) -> None:
         # 肉 as 月): a merger of shapes, not the same component kept
         provs = s.provenance + comp.provenance + ([written[1]] if written else [])
         ctx.add_type(comp.name, "讹变", "evolution.corruption.form_equivalent", provs)
-        ctx.say("evolution.corruption.form_equivalent", f"篆文之「{s.name}」，今字形写作「{now}」，形体已变",
+        ctx.say("evolution.corruption.form_equivalent", f"篆文之「{s.name}」，今字形写作「{now}」，二形相混（讹变）",
                 f"the seal component {s.name} is written {now} in the modern form", provs)
     elif ctx.single and len(ctx.comps) == 1 and ctx.trad and ctx.char != ctx.base:
         # a simplified single-component character (飞 for 飛): the whole glyph is simplified
@@ -937,21 +1018,30 @@ def _rule_substitution(ctx: _Ctx) -> None:
     if len(untyped) == 1 and len(seal_left) == 1 and len(ctx.seal) == len(ctx.comps) >= 2:
         comp, s = untyped[0], seal_left[0]
         ctx.add_type(comp.name, "讹变", "evolution.corruption.substitution", s.provenance + comp.provenance)
-        ctx.say("evolution.corruption.substitution", f"篆文之「{s.name}」，今字形写作「{comp.name}」，形体已变",
+        ctx.say("evolution.corruption.substitution", f"篆文之「{s.name}」，今字形改写作「{comp.name}」（讹变）",
                 f"the seal component {s.name} is written {comp.name} in the modern form", s.provenance + comp.provenance)
 
 
 def _rule_sheng_statements(ctx: _Ctx) -> None:
-    """The abbreviated (省) components the seal analysis names."""
+    """The abbreviated (省) components the seal analysis names, with the part the glyph
+    draws in its place where the IDS shows it (:func:`abbreviated_parts`: 「蠆」省作「萬」)."""
+    drawn, _ = abbreviated_parts(ctx.record, ctx.index)
     for lst in ctx.candidates.values():
         for ce in lst:
-            if ce.rule == "evolution.simplification.sheng":
-                ctx.evo.statements.append(Statement(
-                    ce.rule, f"「{ce.name}」为省形（《说文》：{ce.provenance[0].span}）",
-                    f"{ce.name} is an abbreviated component (Shuowen: {ce.provenance[0].span})", ce.provenance))
+            if ce.rule != "evolution.simplification.sheng":
+                continue
+            d = drawn.get(ce.name)
+            quote = ce.provenance[0].span
+            if d is not None:
+                zh = f"「{ce.name}」省作「{d.drawn}」（《说文》：{quote}），字中只写「{ce.name}」的一部分"
+                en = f"{ce.name} is abbreviated to {d.drawn} (Shuowen: {quote}): the glyph writes only part of {ce.name}"
+            else:
+                zh = f"「{ce.name}」为省形（《说文》：{quote}）"
+                en = f"{ce.name} is an abbreviated component (Shuowen: {quote})"
+            ctx.evo.statements.append(Statement(ce.rule, zh, en, ce.provenance))
 
 
-_DUAN_FORM = re.compile(rf"(今隸作|隸變作|隸省作|隸書作|隸作|今俗作|俗作|今字作|今作)({_HAN})")
+_DUAN_FORM = re.compile(rf"(今隸變作|今隸作|隸變作|隸省作|隸書作|隸作|今俗作|俗作|今字作|今作)({_HAN})")
 
 
 def _duan_stage(verb: str) -> tuple[str, str]:
@@ -978,7 +1068,9 @@ def _rule_duan_later_forms(ctx: _Ctx) -> None:
             seen.add(form)
             stage = _duan_stage(verb)
             prov = Provenance(source="duan", entry_id=entry_id, span=m.group(0), rule="evolution.duan_later_form")
-            ctx.say("evolution.duan_later_form", f"{stage[0]}作「{form}」（段注：{m.group(0)}）",
+            # 隸變: the clerical change itself (隶变), as Duan names it
+            verb_zh = "隶变作" if "變" in verb else f"{stage[0]}作"
+            ctx.say("evolution.duan_later_form", f"{verb_zh}「{form}」（段注：{m.group(0)}）",
                     f"the {stage[1]} form is {form} (Duan: {m.group(0)})", [prov])
 
 
@@ -990,6 +1082,8 @@ def _about_head(before: str, ctx: _Ctx) -> bool:
     character itself (凥俗作居) or opens the sentence after Duan's reading note (…切。五部。
     俗作霍), not a word his note quotes (坐: 凥俗作居 is about 凥; 瞽: 朕、俗作眹)."""
     if before[-1:] in (ctx.head, ctx.base, ctx.char):
+        return True
+    if before[-1:] in "(（":  # a note that opens with it (䑞: (今隸變作舜) is on the head
         return True
     return _RHYME_NOTE_END.search(before) is not None
 
@@ -1077,7 +1171,6 @@ def _resolve(ctx: _Ctx) -> None:
 # The rule table, in narrative order (oldest stage first); each step reads the evidence in
 # the context and adds component types and statements. ``derive`` runs them in turn.
 DERIVE_STEPS: tuple[tuple[str, object], ...] = (
-    ("early scripts attested by real images", _rule_attested_early),
     ("Shuowen 古文 / 籒文", _rule_older_variants),
     ("small-seal analysis", _rule_seal),
     ("single pictograph", _rule_pictograph),

@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 
 from builder.codekey import code_digest
 from builder.qa import bench_select as bench_mod
+from builder.qa import soundgloss
 from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, glyph_form, l2_dropped
 from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
@@ -549,6 +550,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     duan = load_duan(sources_dir, skips) if duan_notes else {}
     modern = load_modern_forms(sources_dir, skips) if duan_notes else None
     index = EvidenceIndex(records, duan=duan, modern=modern)
+    index.readings = soundgloss.load_source_readings(sources_dir, skips) if duan_notes else None
 
     qa_counts: Counter = Counter()
     plan, bench_rows, early = _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts)

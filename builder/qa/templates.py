@@ -157,11 +157,13 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("该字的结构体现了怎样的造字逻辑？请判断其六书归属：{options}。",
          "What formation logic does this character's structure show? Give its Six-Writings class: {options}."),
     ],
+    # The reference is Shuowen's gloss (of the seal form): every phrasing says whose gloss it
+    # asks for (issue 21), and none claims it is read off the glyph shown, which may be an
+    # oracle-bone or bronze form (勿: 州里所建旗). A reference from another source (an
+    # expert's correction) is asked with ORIM_UNATTRIBUTED.
     "ORIM": [
-        ("该字的本义是什么？",
-         "What is the original meaning of this character?"),
-        # the reference is Shuowen's gloss (of the seal form): a question must not claim it is
-        # read off the glyph shown, which may be an oracle-bone or bronze form (勿: 州里所建旗)
+        ("据《说文》，该字的本义是什么？",
+         "According to the Shuowen, what is the original meaning of this character?"),
         ("《说文》怎样解释该字的本义？",
          "How does the Shuowen explain this character's original meaning?"),
         ("据《说文》，这个字最初的意义是什么？",
@@ -175,15 +177,24 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("请结合古文字材料，说明该字的形体演变。",
          "Using the paleographic evidence, describe the evolution of this character's form."),
     ],
+    # {parts} / {parts_en}: the L2 sections the answer holds (structure, components,
+    # formation), so a question never asks for what its answer does not give (issue 21)
     "EXEGESIS": [
-        ("请从文字学角度全面分析图中之字：识别字头与书体，说明结构、构件与造字法，给出本义，并梳理字形演变。",
-         "Give a full philological analysis of the character in the image: headword and script, structure, components and formation, original meaning, and the evolution of its form."),
-        ("请对该字形作完整的字理考释，依次说明字头、书体、结构、构件、六书、本义与演变。",
-         "Explain this glyph completely, in order: headword, script, structure, components, Six-Writings class, original meaning and evolution."),
+        ("请从文字学角度全面分析图中之字：识别字头与书体，说明{parts}，给出本义，并梳理字形演变。",
+         "Give a full philological analysis of the character in the image: headword and script, {parts_en}, original meaning, and the evolution of its form."),
+        ("请对该字形作完整的字理考释，依次说明字头、书体、{parts_seq}、本义与演变。",
+         "Explain this glyph completely, in order: headword, script, {parts_seq_en}, original meaning and evolution."),
         ("作为古文字研究者，请系统解说图中文字的形、义与源流。",
          "As a paleographer, explain the form, meaning and history of the character in the image systematically."),
     ],
 }
+
+# ORIM phrasings for a reference that is not Shuowen's gloss (an audit correction).
+ORIM_UNATTRIBUTED: list[tuple[str, str]] = [
+    ("该字的本义是什么？", "What is the original meaning of this character?"),
+    ("这个字最初表示什么意义？", "What did this character first mean?"),
+    ("请说明该字的本义。", "State the original meaning of this character."),
+]
 
 # Section headings of the EXEGESIS answer (the layout of the official analysis samples).
 EXEGESIS_SECTIONS_ZH = ("字头与书体", "结构与构件", "造字法", "本义", "字形演变")
@@ -196,14 +207,21 @@ EXEGESIS_SECTIONS_EN = ("Headword and script", "Structure and components", "Form
 UNNAMED_SCRIPT_KINDS = frozenset({"CHAR", "SCRC", "EXEGESIS"})
 
 
-def question(kind: str, index: int, script: str | None = None) -> tuple[str, str]:
+def question(kind: str, index: int, script: str | None = None, *, attributed: bool = True,
+             parts: tuple[str, ...] | None = None) -> tuple[str, str]:
     """The (Chinese, English) question of ``kind`` phrasing ``index`` (modulo the number of
     phrasings), with the label options filled in. With ``script`` (an ACCE script label)
     the question first names the script of the glyph shown ("图中字形为金文。"), so an
     answer about structure, components or formation is about that form, except for
-    :data:`UNNAMED_SCRIPT_KINDS`. Raises ``KeyError`` for an unknown kind or script."""
-    phrasings = TEMPLATES[kind]
+    :data:`UNNAMED_SCRIPT_KINDS`. ``attributed=False`` (ORIM only): the reference is not
+    Shuowen's gloss, so a phrasing of :data:`ORIM_UNATTRIBUTED` is used. ``parts``
+    (EXEGESIS only): the L2 sections of :data:`EXEGESIS_PARTS` its answer holds (default
+    all three); the question names only those. Raises ``KeyError`` for an unknown kind,
+    script or part."""
+    phrasings = ORIM_UNATTRIBUTED if kind == "ORIM" and not attributed else TEMPLATES[kind]
     zh, en = phrasings[index % len(phrasings)]
+    if kind == "EXEGESIS":
+        zh, en = _exegesis_parts(zh, en, parts if parts is not None else EXEGESIS_PARTS)
     opt_key = "COMF" if kind == "COMF" else kind
     if opt_key in OPTIONS:
         zh_opt, en_opt = OPTIONS[opt_key]
@@ -212,6 +230,24 @@ def question(kind: str, index: int, script: str | None = None) -> tuple[str, str
         zh = f"{_SCRIPT_PREFIX_ZH}{script}。{zh}"
         en = f"The glyph shown is in {labels.SCRIPTS[script].lower()} ({script}). {en}"
     return zh, en
+
+
+# The L2 sections an EXEGESIS answer may hold: name, as one phrase, as a sequence item, English
+EXEGESIS_PARTS = ("structure", "components", "formation")
+_PART_WORDS = {"structure": ("结构", "结构", "structure"), "components": ("构件", "构件", "components"),
+               "formation": ("造字法", "六书", "formation")}
+_PART_WORDS_SEQ_EN = {"structure": "structure", "components": "components", "formation": "Six-Writings class"}
+
+
+def _exegesis_parts(zh: str, en: str, parts: tuple[str, ...]) -> tuple[str, str]:
+    """Fill the EXEGESIS placeholders with the sections ``parts`` names, in their order."""
+    parts = tuple(p for p in EXEGESIS_PARTS if p in parts) or ("structure",)
+    words = [_PART_WORDS[p][0] for p in parts]
+    phrase = words[0] if len(words) == 1 else "、".join(words[:-1]) + "与" + words[-1]
+    en_words = [_PART_WORDS[p][2] for p in parts]
+    phrase_en = en_words[0] if len(en_words) == 1 else ", ".join(en_words[:-1]) + " and " + en_words[-1]
+    return (zh.format(parts=phrase, parts_seq="、".join(_PART_WORDS[p][1] for p in parts)),
+            en.format(parts_en=phrase_en, parts_seq_en=", ".join(_PART_WORDS_SEQ_EN[p] for p in parts)))
 
 
 _SCRIPT_PREFIX_ZH = "图中字形为"

@@ -36,6 +36,7 @@ from functools import lru_cache
 
 from builder.aliases import canonical, same_component
 from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, structure_label
+from metrics.acce.labels import FUNCTIONS
 from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
 from builder.records.fidelity import norm_text, record_provenance
 from builder.records.structurize import IdsOption, SourceReading
@@ -305,6 +306,7 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
     used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
     used += _align_meaning(rec, cands)
     used += _align_readings(rec, cands)
+    _flag_contradictions(rec, cands, corpus)
     used += _align_variants(rec, cands, form, corpus)
     used += _align_forms(rec, cands, character, corpus)
     # the entry a 重文 is listed in stays in raw even when no field takes a value from it:
@@ -587,6 +589,54 @@ def _align_forms(rec: GlyphRecord, cands: dict[str, list[Candidate]], character:
     if trad and character in trad:
         rec.traditional = None
     return used
+
+
+_UNIHAN_PINYIN = re.compile(r"\tk(?:Mandarin|HanyuPinyin|XHC1983)\t(.+)$", re.M)
+
+
+def _unihan_pinyin(cands: dict[str, list[Candidate]], corpus: Corpus) -> set[str]:
+    """Every Mandarin reading the character's own Unihan entry lists (kMandarin, and
+    kHanyuPinyin / kXHC1983 as ``location:reading,reading``), NFC; empty when none."""
+    out: set[str] = set()
+    for c in cands.get("unihan", []):
+        if c.via is not None:
+            continue
+        for m in _UNIHAN_PINYIN.finditer(corpus.texts.get(c.reading.entry_key, "")):
+            for item in m.group(1).split():
+                out.update(x for x in item.split(":")[-1].split(",") if x)
+    return {unicodedata.normalize("NFC", x) for x in out}
+
+
+def _flag_contradictions(rec: GlyphRecord, cands: dict[str, list[Candidate]], corpus: Corpus) -> None:
+    """Flag, and keep out of the record's facts, what makemeahanzi says against Unihan or
+    Shuowen (issue 21): a pinyin no Unihan reading field gives (髒 zàng; Unihan: zāng,
+    zǎng), and a hint phrase read as the interpretation of a component whose function
+    makemeahanzi gets wrong (柔: 「so soft it can be cut」 for 矛, which Shuowen and
+    cjkvi-ids read as the phonetic). Each becomes a ``FidelityFlag`` in ``rec.flags``."""
+    unihan = _unihan_pinyin(cands, corpus)
+    if unihan:
+        kept = []
+        for rd in rec.readings:
+            only_mmh = rd.pinyin and {p.source for p in rd.provenance} == {"makemeahanzi"}
+            if only_mmh and unicodedata.normalize("NFC", rd.pinyin) not in unihan:
+                rec.flags.append(FidelityFlag(field="readings", value=rd.pinyin, source="makemeahanzi",
+                                              span=rd.provenance[0].span,
+                                              reason=f"no Unihan reading field gives it (Unihan: {', '.join(sorted(unihan))})"))
+                continue
+            kept.append(rd)
+        rec.readings = kept
+    for comp in rec.components:
+        srcs = {p.source for p in comp.interpretation_provenance}
+        said = set(comp.disagree.get("makemeahanzi", "").split("、"))
+        # a disagreement only when makemeahanzi shares none of the agreed functions (誥: its
+        # 告 表意、表音 includes Shuowen's 表音)
+        if comp.interpretation and srcs == {"makemeahanzi"} and said & set(FUNCTIONS) and not said & set(comp.functions):
+            rec.flags.append(FidelityFlag(
+                field="components.interpretation", value=comp.interpretation, source="makemeahanzi",
+                span=comp.interpretation_provenance[0].span,
+                reason=f"makemeahanzi's hint reads {comp.name} as {comp.disagree['makemeahanzi']}; "
+                       f"the agreeing sources ({', '.join(comp.agree)}) read it as {'、'.join(comp.functions)}"))
+            comp.interpretation, comp.interpretation_provenance = None, []
 
 
 def _attach_raw(rec: GlyphRecord, used: list[Candidate], corpus: Corpus) -> None:

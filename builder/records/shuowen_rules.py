@@ -104,7 +104,9 @@ def split_gloss(text: str) -> tuple[list[str], list[str]]:
     i = 1
     while i < len(sents):
         s = sents[i]
-        if s.startswith(NON_GLOSS_OPENINGS) or _is_analysis(s):
+        # a later scholar's view (王: 董仲舒曰…, 孔子曰…) or an editor's bracketed note
+        # (李陽冰曰 in [...]) is no part of 許慎's gloss
+        if s.startswith(NON_GLOSS_OPENINGS) or _is_analysis(s) or QUOTED_VIEW.match(s) or s.startswith("["):
             break
         i += 1
     return sents[:i], sents[i:]

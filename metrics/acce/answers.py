@@ -12,6 +12,10 @@ adding a subtask means: a row here, a question template, a metric.
 Text formats (the bench references' wording, which ``metrics.acce.core`` parses):
 structure ``⿰（左右结构）``; formation ``形声`` or, for 亦声, ``形声（亦声，形声兼会意）``;
 components one numbered line each, ``1. 构件「氵」：功能=表意；演变类型=保留；解释=…``.
+``accepted`` (CHAR, STRC, FORC; optional) lists the other answers the sources allow (毓 for a
+育 drawn in its 或體; 独体 beside a stroke-level IDS split; ``[["形声"]]`` beside the 亦声 set
+when only Duan's note says 亦声); a component's ``names`` lists its accepted names (a 省
+part: ``["萬", "蠆"]``). Both scorings (``core.score`` and ``paper.score_paper``) credit them.
 English renderings (JieZi-Dataset's ``messages_en``, the bench's ``answer_en``) follow
 the same layout. Labels: :mod:`metrics.acce.labels` (ACCE.md section 1).
 
@@ -83,14 +87,19 @@ def components_text(components: list[dict], attributes: Iterable[str] = COMPONEN
     in :data:`COMPONENT_ATTRIBUTES` order; an attribute without a value is left out of its
     line rather than filled in. zh: ``1. 构件「氵」：功能=表意；演变类型=保留；解释=…``;
     en: ``1. Component 氵: function = semantic; evolution = retention; explanation = …``.
+    A 省 part (``abbreviates``: the full component it stands for) is written with the 省
+    stated: ``构件「萬（蠆省）」`` / ``Component 萬 (abbreviated 蠆)``.
     Raises ``KeyError`` for an English rendering of a label outside ``labels``."""
     lines = []
     for i, comp in enumerate(components, 1):
         bits = _component_bits(comp, attributes, lang)
+        full = comp.get("abbreviates")
         if lang == "en":
-            lines.append(f"{i}. Component {comp['name']}" + (": " + "; ".join(bits) if bits else ""))
+            name = f"{comp['name']} (abbreviated {full})" if full else comp["name"]
+            lines.append(f"{i}. Component {name}" + (": " + "; ".join(bits) if bits else ""))
         else:
-            lines.append(f"{i}. 构件「{comp['name']}」" + ("：" + "；".join(bits) if bits else ""))
+            name = f"{comp['name']}（{full}省）" if full else comp["name"]
+            lines.append(f"{i}. 构件「{name}」" + ("：" + "；".join(bits) if bits else ""))
     return "\n".join(lines)
 
 
@@ -118,16 +127,16 @@ def _components_answer(attributes: tuple[str, ...]) -> Callable[[dict], str]:
 
 #: subtask -> its answer (ACCE.md section 1; the shapes JieZi-Bench's ``answer_struct`` holds)
 ANSWERS: dict[str, AnswerSpec] = {
-    "CHAR": AnswerSpec("CHAR", ("character",), ("character",), None, lambda s: s["character"]),
+    "CHAR": AnswerSpec("CHAR", ("character", "accepted"), ("character",), None, lambda s: s["character"]),
     "SCRC": AnswerSpec("SCRC", ("script",), ("script",), None, lambda s: s["script"]),
-    "STRC": AnswerSpec("STRC", ("structure",), ("structure",), "structure",
+    "STRC": AnswerSpec("STRC", ("structure", "accepted"), ("structure",), "structure",
                        lambda s: structure_text(s["structure"])),
     "COMR": AnswerSpec("COMR", ("components",), ("components",), "components", _components_answer(()), ()),
     "COMF": AnswerSpec("COMF", ("components",), ("components",), "components",
                        _components_answer(("functions",)), ("functions",)),
     "COMI": AnswerSpec("COMI", ("components",), ("components",), "components",
                        _components_answer(("interpretation",)), ("interpretation",)),
-    "FORC": AnswerSpec("FORC", ("formation", "yisheng"), ("formation",), "formation",
+    "FORC": AnswerSpec("FORC", ("formation", "yisheng", "accepted"), ("formation",), "formation",
                        lambda s: formation_text(s["formation"])),
     "ORIM": AnswerSpec("ORIM", ("original_meaning",), ("original_meaning",), "original_meaning",
                        lambda s: s["original_meaning"]),

@@ -63,11 +63,23 @@ class Component:
     functions: frozenset[str] = field(default_factory=frozenset)
     interpretation: str = ""
     evolution_type: str | None = None
+    also: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         """Matching key (``normalize.component_key`` of the name)."""
         return component_key(self.name)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Matching keys of every accepted name: the name, then ``also`` (a reference's
+        other accepted names, e.g. the full 蠆 of a 省 part drawn as 萬)."""
+        out = [self.key]
+        for other in self.also:
+            k = component_key(other)
+            if k and k not in out:
+                out.append(k)
+        return tuple(out)
 
     def to_dict(self) -> dict:
         """The ``answer_struct`` form: ``{"name", "functions", "interpretation", "evolution_type"}``."""
@@ -162,11 +174,15 @@ def component_from_dict(d: dict, *, name: object = None, gold: bool = False) -> 
     functions = _pick(d, _FUNC_KEYS)
     evolution = _pick(d, _EVO_KEYS)
     interp = _pick(d, _INTERP_KEYS)
+    also: tuple[str, ...] = ()
+    if gold and isinstance(d.get("names"), list):  # the reference's accepted names (a 省 part)
+        also = tuple(n for n in (clean_name(x, gold=True) for x in d["names"]) if n and n != name)
     return Component(
         name=name,
         functions=extract_functions(_as_text(functions)) if functions is not None else frozenset(),
         interpretation=normalize_text(_as_text(interp), keep_lines=False),
         evolution_type=extract_evolution(_as_text(evolution)) if evolution is not None else None,
+        also=also,
     )
 
 
@@ -648,27 +664,33 @@ def match_components(gold: list[Component], pred: list[Component],
     Exact matches of ``component_key`` first (names in sorted order, as the reference code
     does); then, among the rest, the pairing with similarity >= ``threshold`` that has the
     most pairs, then the highest total similarity, then the smallest sorted name pairs.
+    A reference component with other accepted names (``Component.also``: 萬 or 蠆 for the
+    省 part of 癘) matches a predicted name equal to any of them, its own name first, and
+    its similarity is the best over them.
     """
     g_order = sorted(range(len(gold)), key=lambda i: gold[i].name)
     p_order = sorted(range(len(pred)), key=lambda j: pred[j].name)
-    g_keys = {i: gold[i].key for i in g_order}
+    g_keys = {i: gold[i].keys for i in g_order}
     p_keys = {j: pred[j].key for j in p_order}
     buckets: dict[str, list[int]] = {}
     for j in p_order:
         buckets.setdefault(p_keys[j], []).append(j)
     pairs: list[tuple[int, int, float]] = []
     left_gold = []
-    for i in g_order:
-        bucket = buckets.get(g_keys[i])
-        if bucket:
-            pairs.append((i, bucket.pop(0), 1.0))
-        else:
-            left_gold.append(i)
+    for rank in range(max((len(k) for k in g_keys.values()), default=1)):
+        for i in (left_gold if rank else g_order):
+            bucket = buckets.get(g_keys[i][rank]) if rank < len(g_keys[i]) else None
+            if bucket:
+                pairs.append((i, bucket.pop(0), 1.0))
+            elif not rank:
+                left_gold.append(i)
+        left_gold = [i for i in left_gold if all(i != g for g, _, _ in pairs)]
     used = {j for _, j, _ in pairs}
     left_pred = [j for j in p_order if j not in used]
     candidates: dict[int, list[tuple[int, float]]] = {}
     for i in left_gold:
-        opts = [(j, s) for j in left_pred if (s := similarity(p_keys[j], g_keys[i])) >= threshold]
+        opts = [(j, s) for j in left_pred
+                if (s := max(similarity(p_keys[j], k) for k in g_keys[i])) >= threshold]
         if opts:
             candidates[i] = sorted(opts, key=lambda o: (-o[1], pred[o[0]].name))
     if candidates:

@@ -11,7 +11,11 @@ its reference evaluation code):
   and ``counts`` says how many of each there were;
 - CHAR, SCRC (简体 counts as 楷书), STRC: exact match of the extracted label;
   FORC: exact match of the set of formation labels, with recall-style partial credit
-  (|pred ∩ gold| / |gold|) reported beside it as ``FORC_partial``;
+  (|pred ∩ gold| / |gold|) reported beside it as ``FORC_partial``; where the sources allow
+  two answers the reference lists the others under ``answer_struct["accepted"]`` (CHAR: a
+  variant form the glyph is drawn in, 毓 for 育; STRC: 独体 beside a stroke-level IDS split;
+  FORC: 形声 beside 形声+会意 when only Duan says 亦声) and the best of them counts;
+- a reference component may carry other accepted ``names`` (a 省 part: 萬 or 蠆 in 癘);
 - COMR / COMF / COME / COMI: per-question F1 after one-to-one component matching
   (``components.py``); COMI weights each pair by the BERTScore F1 of its interpretations;
 - ORIM: BERTScore F1 (``bertscore.py``); EVOI_FAC / EVOI_SCE: LLM judge 0-4 x 25 (``judge.py``).
@@ -266,9 +270,10 @@ def _score_categorical(item: Item, metric: str) -> Cell:
             gold = normalize_char(_answer_character(str(_field(ref, "character"))) or "")
             if not gold:
                 raise ValueError("reference names no character")
+            golds = {gold} | {normalize_char(_answer_character(str(x)) or "") for x in _accepted(ref, "character")} - {""}
             got = _answer_character(pred)
             parsed = normalize_char(got) if got else None
-            return _cell(i, metric, parsed, float(parsed == gold))
+            return _cell(i, metric, parsed, float(parsed in golds))
         if metric == "SCRC":
             gold = extract_script(str(_field(ref, "script")))
             if not gold:
@@ -280,8 +285,9 @@ def _score_categorical(item: Item, metric: str) -> Cell:
             gold = extract_structure(str(_field(ref, "structure")))
             if not gold:
                 raise ValueError("reference names no structure label")
+            golds = {gold} | {extract_structure(str(x)) for x in _accepted(ref, "structure")} - {None}
             parsed = extract_structure(pred)
-            return _cell(i, metric, parsed, float(parsed == gold))
+            return _cell(i, metric, parsed, float(parsed in golds))
         # FORC
         gold_value = _field(ref, "formation", "creation_method")
         gold = _formation_set(gold_value)
@@ -290,15 +296,31 @@ def _score_categorical(item: Item, metric: str) -> Cell:
         gold_set = set(gold[0])
         if isinstance(ref, dict) and ref.get("yisheng"):
             gold_set |= {"会意", "形声"}
+        gold_sets = [gold_set] + [set(x[0]) for x in (_formation_set(a) for a in _accepted(ref, "formation")) if x]
         got = extract_formation(pred)
         if got is None:
             return Cell(i, metric, "unparseable", 0.0, partial=0.0, reason="no formation label found")
         pred_set = set(got[0])
-        partial = len(pred_set & gold_set) / len(gold_set)
-        return Cell(i, metric, "ok", float(pred_set == gold_set), partial=partial,
-                     parsed=_ordered_formations(pred_set))
+        # several accepted sets (亦声 from Duan alone: 形声 or 形声+会意): the best one counts
+        value = max(float(pred_set == g) for g in gold_sets)
+        partial = max(len(pred_set & g) / len(g) for g in gold_sets)
+        return Cell(i, metric, "ok", value, partial=partial, parsed=_ordered_formations(pred_set))
     except ValueError as exc:
         return Cell(i, metric, "invalid_reference", reason=str(exc))
+
+
+def _accepted(ref: dict | str, key: str) -> list:
+    """The reference's other accepted answers for field ``key`` (character, structure or
+    formation): ``answer_struct["accepted"]`` as a list (one subtask's struct), or its
+    ``key`` entry when it is a mapping (one reference serving every field, the paper
+    protocol's ``jiezi`` mode); ``[]`` when it gives none or is text. The reference's own
+    value is always accepted besides these."""
+    if not isinstance(ref, dict):
+        return []
+    value = ref.get("accepted")
+    if isinstance(value, dict):
+        value = value.get(key)
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def _answer_character(text: str) -> str | None:

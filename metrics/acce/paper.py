@@ -32,6 +32,17 @@ scores such replies in two modes:
 - ``success_mean``: the mean over the successful replies that have the metric;
   ``with_failures``: success_mean x successes / (successes + failures).
 
+Accepted alternatives (this project's extension, issue 21). A reference built by
+``official_reference`` may carry a ninth key, ``可接受``, holding the other answers its
+sources allow: ``现代字典字头`` (a variant form the glyph is drawn in: 毓 for 育), ``结构``
+(独体 beside a stroke-level IDS split of 不), ``造字法`` (label sets: ``[["形声字"]]`` beside
+形声字+会意字 where only Duan's note says 亦声) and ``构件`` (drawn name -> other names of a 省
+part: ``{"萬": ["蠆"]}``). ``mode="reference"`` then credits a reply that gives any of them:
+CHAR / STRC match any accepted value, FORC and FORC_partial take the best accepted set, and a
+reply naming a component by another accepted name is paired as if it used the reference's
+name (the gold entry is renamed before the pairing, so counts and attributes are
+unchanged). A reference without ``可接受`` is scored exactly as the authors' scorer does.
+
 ``mode="jiezi"`` scores the same replies with this project's free-text scorer
 (``core.score``): each field (or, when a reply holds no JSON, the whole reply) is read by
 the lenient extractors, one-to-one traditional/simplified equivalence applies, and unparseable
@@ -50,6 +61,9 @@ from .core import coerce_settings, score
 from .judge import JudgeRequest
 
 REFERENCE_FIELDS = ("现代字典字头", "字形", "造字法", "结构", "特殊结构", "构件", "本义", "历代字形演变")
+# This project's extension of a reference (absent from the official layout): the other
+# answers the sources allow, per field (see the module doc).
+ACCEPTED_FIELD = "可接受"
 PAPER_METRICS = ("CHAR", "SCRC", "STRC", "FORC", "FORC_partial", "COMR", "COMF", "COMI", "COME", "ORIM",
                  "EVOI_FAC", "EVOI_SCE")
 MODES = ("reference", "jiezi")
@@ -222,6 +236,15 @@ def reference_record(reference: object) -> dict:
     record = normalize_record(reference)
     head = reference.get("现代字典字头")
     record["现代字典字头"] = "" if head is None else str(head)
+    acc = reference.get(ACCEPTED_FIELD)
+    if isinstance(acc, dict):
+        comps = acc.get("构件") if isinstance(acc.get("构件"), dict) else {}
+        record[ACCEPTED_FIELD] = {
+            "现代字典字头": [str(x) for x in text_list(acc.get("现代字典字头"))],
+            "结构": [x for x in (structure_label(v) for v in text_list(acc.get("结构"))) if x],
+            "造字法": [formation_labels(v) for v in (acc.get("造字法") or []) if isinstance(v, (list, str))],
+            "构件": {collapse(k): text_list(v) for k, v in comps.items() if collapse(k)},
+        }
     return record
 
 
@@ -336,15 +359,18 @@ def score_fields(pred: dict, gold: dict) -> tuple[dict[str, float], list[tuple[s
     head = pred["现代字典字头"]
     script_p = SCRIPT_SAME.get(pred["字形"].strip(), pred["字形"].strip())
     script_g = SCRIPT_SAME.get(gold["字形"].strip(), gold["字形"].strip())
-    forms_p, forms_g = set(pred["造字法"]), set(gold["造字法"])
+    acc = gold.get(ACCEPTED_FIELD) or {}
+    forms_p = set(pred["造字法"])
+    form_sets = [set(gold["造字法"])] + [set(x) for x in acc.get("造字法", [])]
     values = {
-        "CHAR": float(bool(head) and head == gold["现代字典字头"]),
+        "CHAR": float(bool(head) and head in [gold["现代字典字头"], *acc.get("现代字典字头", [])]),
         "SCRC": float(bool(script_p) and script_p == script_g),
-        "STRC": float(bool(pred["结构"]) and pred["结构"] == gold["结构"]),
-        "FORC": float(forms_p == forms_g),
-        "FORC_partial": (len(forms_p & forms_g) / len(forms_g)) if forms_g else float(not forms_p),
+        "STRC": float(bool(pred["结构"]) and pred["结构"] in [gold["结构"], *acc.get("结构", [])]),
+        "FORC": max(float(forms_p == g) for g in form_sets),
+        "FORC_partial": max((len(forms_p & g) / len(g)) if g else float(not forms_p) for g in form_sets),
     }
-    comps_p, comps_g = pred["构件"], gold["构件"]
+    comps_p = pred["构件"]
+    comps_g = _accepted_names(gold["构件"], comps_p, acc.get("构件", {}))
     pairs = pair_components(list(comps_g), list(comps_p))
     right_fn = sum(float(set(comps_p[p]["功能"]) == set(comps_g[g]["功能"])) for g, p in pairs.items())
     right_evo = sum(float(comps_p[p]["演变类型"] == comps_g[g]["演变类型"]) for g, p in pairs.items())
@@ -354,6 +380,20 @@ def score_fields(pred: dict, gold: dict) -> tuple[dict[str, float], list[tuple[s
     values["COME"] = f1(right_evo, counts["pred"], counts["gold"])
     texts = [(comps_p[p]["解释"], comps_g[g]["解释"]) for g, p in pairs.items()]
     return values, texts, counts
+
+
+def _accepted_names(gold: dict[str, dict], pred: dict[str, dict], names: dict[str, list[str]]) -> dict[str, dict]:
+    """The gold component table with a component renamed to another of its accepted names
+    (``可接受.构件``: a 省 part 萬 -> [蠆]) when the reply names it that way and not by its
+    own name; order and attributes kept. Without accepted names: ``gold`` itself."""
+    if not names:
+        return gold
+    keys_p = {name_key(n) for n in pred}
+    out: dict[str, dict] = {}
+    for name, attrs in gold.items():
+        alt = next((a for a in names.get(name, []) if name_key(a) in keys_p), None)
+        out[alt if name_key(name) not in keys_p and alt and alt not in gold else name] = attrs
+    return out
 
 
 # ------------------------------------------------------------------------ model stages
@@ -624,16 +664,24 @@ def jiezi_reference(reference: object) -> dict:
     if not isinstance(reference, dict):
         raise ValueError(f"reference is {type(reference).__name__}: expected an object with {list(REFERENCE_FIELDS)}")
     comps = reference.get("构件") if isinstance(reference.get("构件"), dict) else {}
-    return {
+    acc = reference.get(ACCEPTED_FIELD) if isinstance(reference.get(ACCEPTED_FIELD), dict) else {}
+    names = acc.get("构件") if isinstance(acc.get("构件"), dict) else {}
+    out = {
         "character": _field_text(reference.get("现代字典字头")), "script": _field_text(reference.get("字形")),
         "structure": _field_text(reference.get("结构")),
         "formation": text_list(reference.get("造字法")) or _field_text(reference.get("造字法")),
         "components": [{"name": name, "functions": text_list((a or {}).get("功能")),
                         "interpretation": _field_text((a or {}).get("解释")),
-                        "evolution_type": _field_text((a or {}).get("演变类型")) or None}
+                        "evolution_type": _field_text((a or {}).get("演变类型")) or None,
+                        **({"names": [name, *text_list(names[name])]} if names.get(name) else {})}
                        for name, a in comps.items() if isinstance(a, dict) or a is None],
         "original_meaning": _field_text(reference.get("本义")), "evolution": _field_text(reference.get("历代字形演变")),
     }
+    mapped = {key: acc[name] for key, name in (("character", "现代字典字头"), ("structure", "结构"),
+                                                ("formation", "造字法")) if isinstance(acc.get(name), list)}
+    if mapped:
+        out["accepted"] = mapped  # per field: one reference serves every field (core._accepted)
+    return out
 
 
 def _score_jiezi(replies, references, settings, judge) -> dict:
@@ -696,6 +744,7 @@ def official_reference(structs: Sequence[dict]) -> dict:
     """
     out = {name: "" for name in REFERENCE_FIELDS}
     out.update(造字法=[], 构件={})
+    accepted: dict = {}
     best_components: tuple[int, list] = (-1, [])
     for struct in structs:
         if isinstance(struct, str):
@@ -717,10 +766,30 @@ def official_reference(structs: Sequence[dict]) -> dict:
                            for c in comps if isinstance(c, dict))
             if richness > best_components[0]:
                 best_components = (richness, comps)
+        _collect_accepted(struct, accepted)
     for comp in best_components[1]:
         if isinstance(comp, dict) and comp.get("name"):
             attrs = {"功能": list(comp.get("functions") or []), "解释": str(comp.get("interpretation") or "")}
             if comp.get("evolution_type"):
                 attrs["演变类型"] = str(comp["evolution_type"])
             out["构件"][str(comp["name"])] = attrs
+            others = [str(n) for n in comp.get("names") or [] if str(n) != str(comp["name"])]
+            if others:
+                accepted.setdefault("构件", {})[str(comp["name"])] = others
+    if accepted:
+        out[ACCEPTED_FIELD] = accepted
     return out
+
+
+def _collect_accepted(struct: dict, accepted: dict) -> None:
+    """The other accepted answers of one ``answer_struct`` (its ``accepted`` list) under
+    the official field name they belong to (``可接受``: 现代字典字头 / 结构 / 造字法)."""
+    values = struct.get("accepted")
+    if not isinstance(values, list) or not values:
+        return
+    for key, name in (("character", "现代字典字头"), ("structure", "结构"), ("formation", "造字法")):
+        if struct.get(key) and name not in accepted:
+            if key == "formation":
+                values = [[f"{x}字" if x in FORMATION_SHORT else x for x in text_list(v)] for v in values]
+            accepted[name] = values
+            return

@@ -2,6 +2,7 @@
 
 Line format (Unicode Standard Annex #38): ``U+XXXX<TAB>kField<TAB>value``. Fields read:
 ``kDefinition`` (English gloss), ``kMandarin`` (pinyin), ``kFanqie`` (反切, space separated),
+``kHanyuPinyin`` / ``kXHC1983`` (every Mandarin reading, ``location:reading,reading``),
 ``kSimplifiedVariant`` / ``kTraditionalVariant`` / ``kSemanticVariant`` / ``kZVariant``
 (``U+XXXX`` lists, semantic variants may carry ``<kSource`` tags) and ``kRSUnicode``
 (radical.strokes). An entry (id ``U+XXXX``) keeps those lines verbatim as its raw text.
@@ -16,7 +17,9 @@ from builder.skips import SkipLog
 
 SOURCE = "unihan"
 FIELDS: dict[str, tuple[str, ...]] = {
-    "Unihan_Readings.txt": ("kDefinition", "kMandarin", "kFanqie"),
+    # kHanyuPinyin / kXHC1983 list every Mandarin reading the dictionaries give (kMandarin
+    # only the customary one): the records check other sources' pinyin against them
+    "Unihan_Readings.txt": ("kDefinition", "kMandarin", "kFanqie", "kHanyuPinyin", "kXHC1983"),
     "Unihan_Variants.txt": ("kSimplifiedVariant", "kTraditionalVariant", "kSemanticVariant", "kZVariant"),
     "Unihan_IRGSources.txt": ("kRSUnicode",),
 }
