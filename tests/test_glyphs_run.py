@@ -56,7 +56,7 @@ def test_order_is_by_character_then_font(first):
     fonts = [(c, g.font) for c, g in images if g.source.startswith("font:")]
     assert fonts == sorted(fonts, key=lambda cf: (ord(cf[0]), FONTS.index(cf[1])))
     kinds = [g.source.split(":")[0] for _, g in images]
-    assert kinds == sorted(kinds, key=["oracle-mnist", "font", "lxgw-seal", "commons-ancient", "user"].index)
+    assert kinds == sorted(kinds, key=["oracle-mnist", "font", "lxgw-seal", "commons-ancient", "commons-acc-png", "user"].index)
     assert kinds[-1] == "user"  # the user glyph is in the run (a blank one would be skipped)
 
 

@@ -135,7 +135,7 @@ def _bad_cache(sources_dir: Path, tmp: Path) -> Path:
     makemeahanzi line and a Shuowen entry without its explanation."""
     root = tmp / "cache"
     root.mkdir()
-    for name in ("cjkvi-ids", "unihan", "oracle-mnist", "lxgw-seal", "commons-ancient"):
+    for name in ("cjkvi-ids", "unihan", "oracle-mnist", "lxgw-seal", "commons-ancient", "commons-acc-png"):
         os.symlink(sources_dir / name, root / name)
     mm = root / "makemeahanzi"
     mm.mkdir()

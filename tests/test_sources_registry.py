@@ -24,7 +24,7 @@ def sha(path: Path) -> str:
 
 def test_registry_declares_every_source_once_with_pinned_urls_and_licences():
     assert set(reg.REGISTRY) == {"shuowen", "makemeahanzi", "cjkvi-ids", "unihan", "oracle-mnist", "lxgw-seal",
-                                 "commons-ancient", "jiezi-official-samples"}
+                                 "commons-ancient", "commons-acc-png", "jiezi-official-samples"}
     for name, src in reg.REGISTRY.items():
         assert src.licence and src.url
         assert src.commit or src.archive_url, name

@@ -182,11 +182,11 @@ def same_word(variant: str, head: str, corpus: Corpus) -> bool:
 
 
 def _as_variant_reading(r: SourceReading, form: str, corpus: Corpus) -> SourceReading:
-    """``r`` without the head's gloss and readings when ``r`` is a Shuowen 重文's reading
-    and :func:`same_word` says the variant is another word now (隼 under 鵻)."""
+    """``r`` without the head's gloss, readings and kept parts when ``r`` is a Shuowen
+    重文's reading and :func:`same_word` says the variant is another word now (隼 under 鵻)."""
     if r.source != "shuowen" or not r.head or same_word(form, r.head, corpus):
         return r
-    return r.model_copy(update={"original_meaning": None, "readings": []})
+    return r.model_copy(update={"original_meaning": None, "readings": [], "inherited_components": []})
 
 
 def _first(cands: list[Candidate], attr: str) -> Candidate | None:

@@ -160,10 +160,11 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
         vcomps = _components(entry, va.components)
         variants.append(Variant(form=v.form, kind=v.kind, analysis=v.text, components=vcomps,
                                 provenance=[prov(entry, f"{v.form}\t{v.text}", "shuowen.variant")]))
-        # A 重文 takes no analysis from its head: 「从鳥隹聲」 analyses 鵻, not its 或體 隼
-        # (「鵻或从隹、一」). The head's gloss and readings are the word's, so they are kept
-        # with a rule saying so; alignment uses them only where the variant character is
-        # still read like its head (builder.records.align.same_word): 隼 sǔn is not 鵻 zhuī.
+        # A 重文 takes no formation from its head: 「从鳥隹聲」 classes 鵻, not its 或體 隼
+        # (「鵻或从隹、一」). The head's gloss, readings and the parts the variant keeps (射,
+        # the 篆文 of 䠶, keeps 身) are the word's, with a rule saying so; alignment uses them
+        # only where the variant is still read like its head (builder.records.align.same_word):
+        # 隼 sǔn is not 鵻 zhuī.
         vform = _formation(entry, va.formation, va.yisheng)
         vg = None
         if a.gloss:
@@ -171,6 +172,8 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
         out.append(SourceReading(
             source="shuowen", entry_key=key, character=v.form, head=head, form_kind=v.kind,
             formation=vform, components=vcomps, original_meaning=vg,
+            inherited_components=[c for c in _components(entry, a.components, ".head_of_variant")
+                                  if not any(same_component(c.name, x.name) for x in vcomps)],
             readings=[r.model_copy() for r in readings]))
     senses = [Sense(meaning=s.value, notes="一曰", provenance=[prov(entry, s.span, s.rule)]) for s in a.senses]
     out.insert(0, SourceReading(source="shuowen", entry_key=key, character=head, formation=formation,
