@@ -43,6 +43,7 @@ from builder.qa import bench_select as bench_mod
 from builder.qa import soundgloss
 from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, glyph_form, l2_dropped
 from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
+from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
 from builder.skips import SkipLog
 from builder.sources import registry
@@ -309,8 +310,10 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
     return plan, rows, early
 
 
-def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOut, qa_counts: Counter, polisher):
-    """The QA dicts of one dataset image (polished, audited, unseen-character filtered)."""
+def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOut, qa_counts: Counter, polisher,
+                 held: set | frozenset = frozenset()):
+    """The QA dicts of one dataset image (polished, audited, unseen-character and
+    held-out-component filtered)."""
     qas = []
     for q in dataset_qa(facts, im, seed, out.stats, min_pairs=opts["min_pairs"], max_pairs=opts["max_pairs"]):
         d = q.to_dict()
@@ -326,12 +329,15 @@ def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOu
             # named in another character's answer (as a component, variant, gloss)
             out.stats["qa_dropped_naming_unseen_character"] += 1
             continue
+        if names_held_out(d, im.script, held):
+            out.stats["qa_dropped_naming_held_out_component"] += 1
+            continue
         qas.append(d)
     return qas
 
 
 def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress, tmp: Path,
-                  qa_counts: Counter) -> _DatasetOut:
+                  qa_counts: Counter, held: set | frozenset = frozenset()) -> _DatasetOut:
     """Write ``dataset.jsonl`` (to ``tmp``): every image not withheld, deduplicated by pixels."""
     out = _DatasetOut()
     seen_sha: set[str] = set()
@@ -347,7 +353,7 @@ def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progres
                     out.stats["duplicate_images_removed"] += 1
                     continue
                 seen_sha.add(im.sha256)
-                qas = _image_turns(facts, im, seed, opts, decisions, unseen_chars, out, qa_counts, polisher)
+                qas = _image_turns(facts, im, seed, opts, decisions, unseen_chars, out, qa_counts, polisher, held)
                 if not qas:
                     out.stats["images_without_qa"] += 1
                     continue
@@ -554,8 +560,10 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
 
     qa_counts: Counter = Counter()
     plan, bench_rows, early = _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts)
+    held = held_out(bench_rows, records, seed)  # the unseen-component split (issue 20)
+    plan.stats["held_out_components"] = len(held)
     ds = _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress,
-                       qa_dir / "dataset.jsonl.tmp", qa_counts)
+                       qa_dir / "dataset.jsonl.tmp", qa_counts, held)
     os.replace(qa_dir / "dataset.jsonl.tmp", qa_dir / "dataset.jsonl")
     leakage, bench_comp = _leakage(qa_dir, plan, bench_rows, ds)
     leakage.update(bench_mod.source_tracing_leakage(
