@@ -456,6 +456,7 @@ def _dataset_report(ds: _DatasetOut, n_records: int, polisher) -> dict:
         "duplicate_images_removed": stats["duplicate_images_removed"],
         "images_without_qa": stats["images_without_qa"],
         "qa_dropped_naming_unseen_character": stats["qa_dropped_naming_unseen_character"],
+        "qa_dropped_naming_held_out_component": stats["qa_dropped_naming_held_out_component"],
         "early_form_l2": {"images": stats["early_form_images_without_l2"],
                           "kinds_not_asked": stats["early_form_l2_kinds_dropped"]},
         "evoi_templates": template_diversity(ds.evoi),
