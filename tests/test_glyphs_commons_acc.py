@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import io
 import shutil
-import tarfile
-import threading
 from collections import Counter
-from functools import partial
-from http.server import ThreadingHTTPServer
 from urllib.parse import unquote
 
 import numpy as np
@@ -29,7 +25,7 @@ from builder.qa.tracing_audit import TracingAuditError, contact_sheets, read_ver
 from builder.schema import GlyphImage
 from builder.skips import SkipLog
 from builder.sources import registry as src_registry
-from test_glyphs_sources import _Quiet
+from test_glyphs_sources import fetch_via_mirror
 
 
 def _of_kind(log: SkipLog, kind: str):
@@ -51,27 +47,7 @@ def test_registry_entry_pins_every_render(sources_dir):
 def test_fetchable_with_pooch_from_the_pinned_archive(sources_dir, tmp_path):
     """A user with internet gets the catalog (a raw file) and the renders (from the
     repository archive of the pinned commit); here a loopback mirror serves both."""
-    src = src_registry.REGISTRY["commons-acc-png"]
-    root = tmp_path / "mirror"
-    for f in src.files:
-        dest = root / "raw.githubusercontent.com" / src.repo / src.commit / f.upstream_path
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(sources_dir / "commons-acc-png" / f.path, dest)
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for f in src.manifest_files():
-            tar.add(sources_dir / "commons-acc-png" / f.path, arcname=f"ancient-ocr-macos-x/{f.upstream_path}")
-    archive = root / "codeload.github.com" / src.repo / "tar.gz" / src.commit
-    archive.parent.mkdir(parents=True)
-    archive.write_bytes(buf.getvalue())
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        result = src_registry.fetch(tmp_path / "cache", ["commons-acc-png"],
-                                    mirror=f"http://127.0.0.1:{server.server_address[1]}")
-    finally:
-        server.shutdown()
-        server.server_close()
+    result = fetch_via_mirror("commons-acc-png", sources_dir, tmp_path, "ancient-ocr-macos-x")
     assert result.ok and result.checked["commons-acc-png"] == 6405
 
 

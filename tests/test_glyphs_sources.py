@@ -77,30 +77,36 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
-def test_commons_ancient_is_fetchable_with_pooch(sources_dir, tmp_path):
-    """The registered files come from the repository archive of the pinned commit
-    (manifest-listed SVGs under public/ancient/) and raw files; served by a loopback mirror."""
-    src = src_registry.REGISTRY["commons-ancient"]
+def fetch_via_mirror(name: str, sources_dir, tmp_path, archive_dir: str):
+    """``src_registry.fetch`` of source ``name`` from a loopback mirror serving its raw
+    files at the pinned commit and its manifest-listed files as the repository archive
+    (members under ``archive_dir/``), built from the cached copy. Returns the check result."""
+    src = src_registry.REGISTRY[name]
     root = tmp_path / "mirror"
     for f in src.files:
         dest = root / "raw.githubusercontent.com" / src.repo / src.commit / f.upstream_path
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(sources_dir / "commons-ancient" / f.path, dest)
+        shutil.copy(sources_dir / name / f.path, dest)
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for f in src.manifest_files():
-            tar.add(sources_dir / "commons-ancient" / f.path, arcname=f"mandarin-practice-x/{f.upstream_path}")
+            tar.add(sources_dir / name / f.path, arcname=f"{archive_dir}/{f.upstream_path}")
     archive = root / "codeload.github.com" / src.repo / "tar.gz" / src.commit
     archive.parent.mkdir(parents=True)
     archive.write_bytes(buf.getvalue())
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        result = src_registry.fetch(tmp_path / "cache", ["commons-ancient"],
-                                    mirror=f"http://127.0.0.1:{server.server_address[1]}")
+        return src_registry.fetch(tmp_path / "cache", [name], mirror=f"http://127.0.0.1:{server.server_address[1]}")
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_commons_ancient_is_fetchable_with_pooch(sources_dir, tmp_path):
+    """The registered files come from the repository archive of the pinned commit
+    (manifest-listed SVGs under public/ancient/) and raw files; served by a loopback mirror."""
+    result = fetch_via_mirror("commons-ancient", sources_dir, tmp_path, "mandarin-practice-x")
     assert result.ok and result.checked["commons-ancient"] == 361
 
 
