@@ -6,6 +6,11 @@ a progress bar), appends each answer to ``OUTPUT/predictions.jsonl`` as it arriv
 (:mod:`harness.predlog`), and scores the answers with the ACCE metric core into
 ``OUTPUT/results.json``.
 
+A backend that reads the bench images itself (``ocr``, ``fused``) reads every distinct
+image once, batched, before answering, and writes ``OUTPUT/decisions.json``: per image id
+the decided character and script, the confidence, whether it abstained, which component
+read it (``both``, ``ocr``, ``retrieval``, ``fusion``) and the candidates of each.
+
 Resuming: ``OUTPUT/run.json`` records what the run is (model, bench fingerprint,
 config, split, strategy, paraphrases, prompt version, decoding); running the same command
 again skips every id already answered without error and asks the rest (failed ones
