@@ -3,7 +3,7 @@
 Usage:
   .venv/bin/python benchmarks/bench_retrieval.py [--bench out/jiezi-bench] [--gallery DIR]
       [--cores 2] [--bertscore-model offline-minilm] [--skip-run]
-  .venv/bin/python benchmarks/bench_retrieval.py --proxy [--sources DIR] [--cores 2]
+  .venv/bin/python benchmarks/bench_retrieval.py --proxy [--sources DIR] [--cores 2] [--embedders hog,ppocr-v6]
   .venv/bin/python benchmarks/bench_retrieval.py --tune [--gallery DIR]
   .venv/bin/python benchmarks/bench_retrieval.py --risk-coverage [--bench out/jiezi-bench] [--gallery DIR]
 
@@ -17,7 +17,8 @@ Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
      Target (issue 5): cold full-bench run <= 10 min.
 
 ``--proxy``: why HOG is the default embedder. Top-1 nearest-neighbour character
-accuracy and throughput of both embedders on glyphs the gallery never saw:
+accuracy and throughput of the embedders (HOG, EfficientNet-Lite0, the PP-OCRv6
+recogniser's features) on glyphs the gallery never saw:
 (a) 1,000 random makemeahanzi characters, gallery typefaces Noto Serif / Noto Sans /
 TW-Kai / LXGW WenKai, queries in AR PL UKai, AR PL UMing and WenQuanYi Zen Hei;
 (b) the same characters, gallery Song/Hei only (Noto Serif, Noto Sans, AR PL UMing),
@@ -125,7 +126,7 @@ def full_run(bench: str, gallery: str | None, cores: int, bertscore_model: str |
         shutil.rmtree(work, ignore_errors=True)
 
 
-def proxy(sources: Path) -> None:
+def proxy(sources: Path, embedders: tuple[str, ...] = ("hog", "efficientnet-lite0", "ppocr-v6")) -> None:
     from PIL import Image, ImageDraw, ImageFont
 
     from harness.embed import make_embedder
@@ -164,8 +165,9 @@ def proxy(sources: Path) -> None:
         "unseen style (Kai vs Song/Hei)": (["serif", "sans", "uming"], ["ukai", "twkai"]),
     }
     print("top-1 nearest-neighbour character accuracy (higher is better) and throughput")
-    for name, kw in (("hog", {}), ("efficientnet-lite0", {"size": 96})):
-        emb = make_embedder(name, **kw)
+    settings = {"hog": {}, "efficientnet-lite0": {"size": 96}, "ppocr-v6": {}}
+    for name in embedders:
+        emb = make_embedder(name, **settings[name])
         line = [emb.name]
         for task, (gal, qry) in tasks.items():
             G = [(render(c, f), c) for c in chars for f in gal]
@@ -284,13 +286,14 @@ def main() -> None:
     ap.add_argument("--proxy", action="store_true", help="embedder accuracy comparison on rendered glyphs and scans")
     ap.add_argument("--tune", action="store_true", help="leave-one-out choice of k and temperature on the gallery")
     ap.add_argument("--risk-coverage", action="store_true", help="abstention: risk-coverage per script")
+    ap.add_argument("--embedders", default="hog,efficientnet-lite0,ppocr-v6", help="--proxy: embedders compared")
     ap.add_argument("--sources", type=Path, default=Path(os.environ.get("JIEZI_SOURCES", REPO.parent / "shared" / "sources")))
     args = ap.parse_args()
     _pin(args.cores)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     if args.proxy:
-        proxy(args.sources)
+        proxy(args.sources, tuple(e.strip() for e in args.embedders.split(",") if e.strip()))
         return
     from harness.bench import default_gallery
 

@@ -24,6 +24,10 @@ Model specs (``--model``):
   processor + chat template), batched, greedy; device auto: cuda, then npu (torch_npu),
   then cpu.
 - ``retrieval``: the offline JieZi baseline (:mod:`harness.retrieval`).
+- ``ocr[:MODEL[/closed]]``: PP-OCR from the ``rapidocr`` wheel reading the glyph, the
+  other levels from that character's records (:mod:`harness.ocr_baseline`).
+- ``fused[:MODEL]``: PP-OCR and retrieval deciding together (:mod:`harness.fusion`),
+  the default of ``jiezi explain`` and the Space.
 """
 
 from __future__ import annotations
@@ -67,8 +71,9 @@ def _accepted_forms() -> str:
 
 def parse_model_spec(spec: str) -> ModelSpec:
     """Parse a ``--model`` value with the backend it names: ``openai:MODEL@BASE_URL``,
-    ``openai:MODEL``, ``hf:PATH_OR_ID`` or ``retrieval`` (one form per :data:`BACKENDS`
-    entry: ``KIND:ARG``, or the bare ``KIND`` for a backend that takes no argument).
+    ``openai:MODEL``, ``hf:PATH_OR_ID``, ``retrieval``, ``ocr[:MODEL[/closed]]`` or
+    ``fused[:MODEL]`` (one form per :data:`BACKENDS` entry: ``KIND:ARG``, or the bare
+    ``KIND`` for a backend that takes no argument or has a default one).
 
     Raises :class:`ModelSpecError` naming the value and the accepted forms.
     """
@@ -76,7 +81,7 @@ def parse_model_spec(spec: str) -> ModelSpec:
     for kind, cls in BACKENDS.items():
         if cls.takes_argument and text.startswith(kind + ":"):
             return cls.parse_spec(spec, text[len(kind) + 1:])
-        if not cls.takes_argument and text == kind:
+        if text == kind and (not cls.takes_argument or cls.bare_default):
             return cls.parse_spec(spec, "")
     raise ModelSpecError(f"--model {spec!r}: unknown backend; {_accepted_forms()}")
 
@@ -93,7 +98,8 @@ class BackendOptions:
     ``retrieval_temperature``, ``embedder``, ``cache_dir`` (embedding cache), ``progress``
     (progress bars): the retrieval baseline (see :class:`harness.retrieval.RetrievalSettings`);
     ``thinking`` (on / off / None) and ``thinking_budget`` (a reasoning effort): see
-    :mod:`harness.thinking`.
+    :mod:`harness.thinking`; ``ocr_detector``: the ocr / fused baselines also try PP-OCR's
+    text detector on a weak reading of a photo (:class:`harness.ocr.GlyphReader`; the Space sets it).
     """
 
     max_new_tokens: int = 1024
@@ -111,6 +117,7 @@ class BackendOptions:
     progress: bool = True
     thinking: str | None = None  # on | off | None (the default): harness/thinking.py
     thinking_budget: str | None = None
+    ocr_detector: bool = False
 
 
 class Backend:
@@ -118,8 +125,11 @@ class Backend:
 
     Class attributes: ``kind`` (registry key and spec prefix), ``spec_form`` (the accepted
     form, for messages and ``--help``), ``takes_argument`` (``KIND:ARG`` vs a bare
-    ``KIND``), ``prompted`` (False: answers without the chat prompt, so ``--strategy``,
-    ``--paraphrases`` and the prompt version do not apply), ``needs_gallery`` (builds on
+    ``KIND``), ``bare_default`` (the bare ``KIND`` is accepted too, meaning the default
+    argument), ``reads_images`` (not prompted, but reads the bench images themselves:
+    :meth:`read_images` is called once before answering), ``prompted`` (False: answers
+    without the chat prompt, so ``--strategy``, ``--paraphrases`` and the prompt version
+    do not apply), ``needs_gallery`` (builds on
     JieZi-Dataset's gallery), ``default_concurrency`` (parallel ``generate`` calls of
     ``jiezi eval``), ``batch_size`` (requests per call), ``demo_max_new_tokens`` (answer
     limit the Space asks for). A backend that owns a gallery exposes it as ``gallery``.
@@ -128,6 +138,8 @@ class Backend:
     kind: ClassVar[str] = ""
     spec_form: ClassVar[str] = ""
     takes_argument: ClassVar[bool] = True
+    bare_default: ClassVar[bool] = False
+    reads_images: ClassVar[bool] = False
     prompted: ClassVar[bool] = True
     needs_gallery: ClassVar[bool] = False
     default_concurrency: ClassVar[int] = 1
@@ -160,6 +172,12 @@ class Backend:
     def prepare(self, neighbours: dict[str, tuple]) -> None:
         """Take the bench images' gallery neighbours ``{image_id: (sims, idx)}`` before
         answering; only a backend with ``needs_gallery`` and not ``prompted`` uses them."""
+
+    def read_images(self, images, image_ids: list[str], queries, cache: Path | None = None) -> None:
+        """Read the distinct bench images before answering (a backend with
+        ``reads_images``): ``images`` a dataset with an ``image`` column, one row per id of
+        ``image_ids``; ``queries`` their gallery embeddings ``(n, dim)``; ``cache`` an
+        optional file for the readings."""
 
     def generate(self, requests: list["Request"]) -> list[str]:
         """One answer text per request, in order; raises on failure (the batch fails)."""
@@ -439,12 +457,144 @@ class RetrievalBackend(Backend):
         return out
 
 
+class _ReadingBackend(Backend):
+    """A baseline that reads the bench images itself (the recogniser alone, or fused with
+    retrieval): :meth:`read_images` reads and decides every distinct image once (batched,
+    readings cached); :meth:`generate` answers each question from its image's decision."""
+
+    takes_argument = True
+    bare_default = True
+    prompted = False
+    needs_gallery = True
+    reads_images = True
+    batch_size = 256
+    default_concurrency = 1
+
+    def __init__(self, spec: ModelSpec, baseline):
+        self.spec = spec
+        self.baseline = baseline
+        self._neighbours: dict[str, tuple] = {}
+        self.decisions: dict[str, object] = {}
+
+    @property
+    def gallery(self):
+        """The baseline's :class:`harness.retrieval.Gallery`."""
+        return self.baseline.gallery
+
+    def settings(self) -> dict:
+        """Reader, fusion and gallery settings for results.json."""
+        return {"backend": self.kind, "model": str(self.spec), **self.baseline.describe(),
+                "thinking": {"mode": "off", "budget": None, "how": "no language model: a recogniser and votes"}}
+
+    def prepare(self, neighbours: dict[str, tuple]) -> None:
+        """Take the neighbours ``{image_id: (sims, idx)}`` of every bench image."""
+        self._neighbours = neighbours
+
+    def read_images(self, images, image_ids: list[str], queries, cache: Path | None = None) -> None:
+        """Read every image (cached in ``cache``, keyed by the caller), then decide each."""
+        from harness.ocr import read_dataset
+
+        readings = read_dataset(self.baseline.read, images, cache)
+        for j, (iid, reading) in enumerate(zip(image_ids, readings)):
+            self.decisions[iid] = self._decide(iid, reading, queries[j])
+
+    def _decide(self, image_id: str, reading, query):
+        raise NotImplementedError
+
+    def decision_records(self) -> dict[str, dict]:
+        """``{image_id: decision record}``: what read each glyph, with its candidates."""
+        return {iid: d.record() for iid, d in self.decisions.items()}
+
+    def generate(self, requests: list[Request]) -> list[str]:
+        """Answer each request from its image's decision. Raises ``KeyError`` naming an
+        image id that :meth:`read_images` did not cover."""
+        out = []
+        for req in requests:
+            if req.image_id not in self.decisions:
+                raise KeyError(f"{self.kind}: image {req.image_id!r} was not read")
+            out.append(self.baseline.answer(self.decisions[req.image_id], req.kind))
+        return out
+
+
+class OCRBackend(_ReadingBackend):
+    """PP-OCR alone (:mod:`harness.ocr_baseline`): ``ocr`` = ``ocr:ppocr-v6`` (open
+    vocabulary), ``ocr:ppocr-v6/closed`` (the gallery's characters only)."""
+
+    kind = "ocr"
+    spec_form = "ocr[:MODEL[/closed]]"
+
+    @classmethod
+    def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
+        """``MODEL`` (a name of ``harness.ocr.MODELS``, default ppocr-v6), optionally ``/closed``."""
+        from harness.ocr import DEFAULT_MODEL, MODELS
+
+        name, _, mode = (rest or DEFAULT_MODEL).partition("/")
+        name = name or DEFAULT_MODEL
+        if name not in MODELS or mode not in ("", "closed"):
+            raise ModelSpecError(f"--model {spec!r}: expected ocr, ocr:MODEL or ocr:MODEL/closed with MODEL one of "
+                                 f"{list(MODELS)}")
+        return ModelSpec(cls.kind, name + ("/closed" if mode else ""))
+
+    @classmethod
+    def create(cls, spec: ModelSpec, options: BackendOptions) -> "OCRBackend":
+        """The recogniser over ``options.gallery``'s records, with its fitted confidence."""
+        from harness.ocr import GlyphReader
+        from harness.ocr_baseline import build_ocr_baseline
+
+        name, _, mode = spec.name.partition("/")
+        settings = RetrievalSettings(k=options.retrieval_k, temperature=options.retrieval_temperature,
+                                     embedder=options.embedder)
+        reader = GlyphReader(name, use_detector=options.ocr_detector)
+        return cls(spec, build_ocr_baseline(options.gallery, settings, reader=reader, closed=bool(mode),
+                                            cache_dir=options.cache_dir, progress=options.progress))
+
+    def _decide(self, image_id: str, reading, query):
+        return self.baseline.decide(reading, count=True)
+
+
+class FusedBackend(_ReadingBackend):
+    """PP-OCR and retrieval together (:mod:`harness.fusion`): ``fused`` = ``fused:ppocr-v6``."""
+
+    kind = "fused"
+    spec_form = "fused[:MODEL]"
+
+    @classmethod
+    def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
+        """``MODEL``: a name of ``harness.ocr.MODELS`` (default ppocr-v6)."""
+        from harness.ocr import DEFAULT_MODEL, MODELS
+
+        name = rest or DEFAULT_MODEL
+        if name not in MODELS:
+            raise ModelSpecError(f"--model {spec!r}: expected fused or fused:MODEL with MODEL one of {list(MODELS)}")
+        return ModelSpec(cls.kind, name)
+
+    @classmethod
+    def create(cls, spec: ModelSpec, options: BackendOptions) -> "FusedBackend":
+        """Gallery, recogniser and fitted fusion model of ``options``."""
+        from harness.fusion import build_fused
+        from harness.ocr import GlyphReader
+
+        settings = RetrievalSettings(k=options.retrieval_k, temperature=options.retrieval_temperature,
+                                     embedder=options.embedder)
+        reader = GlyphReader(spec.name, use_detector=options.ocr_detector)
+        return cls(spec, build_fused(options.gallery, settings, reader=reader, cache_dir=options.cache_dir,
+                                     progress=options.progress))
+
+    def _decide(self, image_id: str, reading, query):
+        if image_id not in self._neighbours:
+            raise KeyError(f"fused: no neighbours for image {image_id!r}")
+        sims, idx = self._neighbours[image_id]
+        return self.baseline.decide(query, sims, idx, reading, count=True)
+
+
 # The registry: spec prefix -> backend class. A new backend is a class above and a line here
 # (the order is the order of the accepted forms in messages and --help).
 BACKENDS: dict[str, type[Backend]] = {
     OpenAIBackend.kind: OpenAIBackend,
     HFBackend.kind: HFBackend,
     RetrievalBackend.kind: RetrievalBackend,
+    OCRBackend.kind: OCRBackend,
+    FusedBackend.kind: FusedBackend,
 }
 
 

@@ -71,7 +71,7 @@ def eval_command(
     dtype: str = typer.Option("auto", "--dtype", help="hf: dtype: auto | bfloat16 | float16 | float32."),
     k: int = typer.Option(10, "--retrieval-k", help="Neighbours the retrieval baseline votes over."),
     retrieval_temperature: float = typer.Option(0.02, "--retrieval-temperature", help="Softmax temperature of the votes."),
-    embedder: str = typer.Option("hog", "--embedder", help="Glyph embedder: hog | efficientnet-lite0."),
+    embedder: str = typer.Option("hog", "--embedder", help="Glyph embedder: hog | efficientnet-lite0 | ppocr-v6."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Embedding cache (default ~/.cache/jiezi/retrieval)."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bars."),
     thinking: Optional[str] = typer.Option(None, "--thinking", help="on | off: the model's thinking mode (hf: the chat "

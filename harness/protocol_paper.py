@@ -167,6 +167,9 @@ class _Answerer:
         without a prompt (the retrieval baseline) must compose the JSON from its ``baseline``."""
         o = self.opts
         cls = BACKENDS[self.spec.kind]
+        if cls.reads_images:
+            raise ValueError(f"backend {self.spec.kind!r} is a per-question baseline; --protocol paper composes the "
+                             "eight-field JSON from the retrieval baseline only (use --model retrieval)")
         gallery = (o.gallery or default_gallery(o.bench)) if cls.needs_gallery else None
         backend = cls.create(self.spec, BackendOptions(
             max_new_tokens=o.max_new_tokens, temperature=o.temperature, timeout=o.timeout, max_retries=o.max_retries,

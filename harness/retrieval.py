@@ -259,6 +259,17 @@ class Gallery:
             self._parsed[key] = json.loads(text) if text else None
         return self._parsed[key]
 
+    def image_origins(self) -> dict[str, tuple[str, bool]]:
+        """``{image id: (family, derived)}`` from the records' image entries: ``family`` is
+        the traced source file an image was drawn from (``GlyphImage.origin``; its
+        augmented copies share it), else the image id; ``derived`` is True for an
+        augmented copy (``derived_from`` set). Images without an entry are absent."""
+        out: dict[str, tuple[str, bool]] = {}
+        for text in self._records.values():
+            for im in json.loads(text).get("images") or []:
+                out[im["id"]] = (im.get("origin") or im["id"], bool(im.get("derived_from")))
+        return out
+
     def records_of(self, character: str) -> list[dict]:
         """Every gallery record of ``character``."""
         return [r for s in self._scripts_of.get(character, []) if (r := self.record(character, s))]
@@ -566,8 +577,10 @@ def softmax_weights(sims: np.ndarray, temperature: float) -> np.ndarray:
 CALIBRATION_PER_SCRIPT = 150
 
 
-def _held_out_mask(gallery: Gallery, picked: np.ndarray, condition: str):
-    """``exclude`` callable for :meth:`Gallery.search`: what each query may not see."""
+def held_out_mask(gallery: Gallery, picked: np.ndarray, condition: str):
+    """``exclude`` callable for :meth:`Gallery.search` in one of
+    :data:`harness.abstention.CONDITIONS`: what each query (gallery rows ``picked``) may
+    not see; ``exclude(start, stop)`` -> ``(stop - start, len(gallery))`` bool."""
     n = len(gallery)
     if condition == "seen":
         def exclude(start, stop):
@@ -582,6 +595,18 @@ def _held_out_mask(gallery: Gallery, picked: np.ndarray, condition: str):
     def exclude(start, stop):
         return codes[None, :] == codes[picked[start:stop]][:, None]
     return exclude
+
+
+def calibration_rows(gallery: Gallery, per_script: int = CALIBRATION_PER_SCRIPT, seed: int = 0,
+                     eligible: np.ndarray | None = None) -> np.ndarray:
+    """The held-out gallery rows of a calibration: up to ``per_script`` per script
+    (scoring aliases merged, 简体 with 楷书), a seeded random choice among the rows where
+    the optional ``(len(gallery),)`` bool mask ``eligible`` holds, sorted ``(m,)`` int64."""
+    alias = np.asarray([labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in gallery.scripts], object)
+    ok = np.ones(len(alias), bool) if eligible is None else np.asarray(eligible, bool)
+    rng = np.random.default_rng(seed)
+    return np.sort(np.concatenate([rng.permutation(np.flatnonzero((alias == s) & ok))[:per_script]
+                                   for s in sorted(set(alias.tolist()))])).astype(np.int64)
 
 
 def calibration_samples(baseline: "RetrievalBaseline", per_script: int = CALIBRATION_PER_SCRIPT,
@@ -602,16 +627,14 @@ def calibration_samples(baseline: "RetrievalBaseline", per_script: int = CALIBRA
 
     g = baseline.gallery
     alias = np.asarray([labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in g.scripts], object)
-    rng = np.random.default_rng(seed)
-    picked = np.sort(np.concatenate([rng.permutation(np.flatnonzero(alias == s))[:per_script]
-                                     for s in sorted(set(alias.tolist()))])).astype(np.int64)
+    picked = calibration_rows(g, per_script, seed)
     queries = g.embeddings[picked]
     pairs = Counter(zip(g.characters, alias.tolist()))
     feats, correct, scripts, conds = [], [], [], []
     for condition in CONDITIONS:
         if condition == "held-out script" and len(set(alias.tolist())) < 2:
             continue
-        sims, idx = g.search(queries, baseline.settings.k, exclude=_held_out_mask(g, picked, condition))
+        sims, idx = g.search(queries, baseline.settings.k, exclude=held_out_mask(g, picked, condition))
         for j, q in enumerate(picked):
             ok = np.isfinite(sims[j])
             if not ok.any() or (condition == "seen" and pairs[(g.characters[q], alias[q])] < 2):

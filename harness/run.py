@@ -6,6 +6,11 @@ a progress bar), appends each answer to ``OUTPUT/predictions.jsonl`` as it arriv
 (:mod:`harness.predlog`), and scores the answers with the ACCE metric core into
 ``OUTPUT/results.json``.
 
+A backend that reads the bench images itself (``ocr``, ``fused``) reads every distinct
+image once, batched, before answering, and writes ``OUTPUT/decisions.json``: per image id
+the decided character and script, the confidence, whether it abstained, which component
+read it (``both``, ``ocr``, ``retrieval``, ``fusion``) and the candidates of each.
+
 Resuming: ``OUTPUT/run.json`` records what the run is (model, bench fingerprint,
 config, split, strategy, paraphrases, prompt version, decoding); running the same command
 again skips every id already answered without error and asks the rest (failed ones
@@ -178,7 +183,8 @@ def _run_identity(opts: EvalOptions, spec, bench_fp: str, decoding: dict) -> dic
 
 def _decoding_identity(settings: dict, gallery) -> dict:
     """The backend settings that change answers (not concurrency, timeouts or devices)."""
-    keep = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "dtype", "retrieval")
+    keep = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "dtype", "retrieval", "ocr",
+            "vocabulary", "fusion")
     out = {k: settings[k] for k in keep if k in settings}
     if gallery is not None:
         out["gallery_fingerprint"] = gallery.fingerprint
@@ -200,8 +206,9 @@ def _backend_options(opts: EvalOptions, gallery_source: str | None) -> BackendOp
                           thinking_budget=opts.thinking_budget)
 
 
-def _bench_neighbours(ds, metas: list[dict], gallery, k: int, bench_fp: str, opts: EvalOptions) -> dict[str, tuple]:
-    """``{image_id: (sims, idx)}`` for every distinct bench image, embeddings cached."""
+def _bench_queries(ds, metas: list[dict], gallery, bench_fp: str, opts: EvalOptions):
+    """``(image_ids, rows, embeddings, key)`` of the distinct bench images: their ids, a
+    dataset of one row each, their gallery embeddings (cached) and the cache key."""
     first: dict[str, int] = {}
     for i, m in enumerate(metas):
         first.setdefault(m["image_id"], i)
@@ -210,8 +217,23 @@ def _bench_neighbours(ds, metas: list[dict], gallery, k: int, bench_fp: str, opt
     cache = gallery.cache_dir / f"bench-{key}-{gallery.embedder.name}.npy"
     sub = ds.select([first[i] for i in image_ids])
     queries = embed_images(sub, "image", gallery.embedder, cache=cache, progress=opts.progress, desc="embed bench")
+    return image_ids, sub, queries, key
+
+
+def _bench_neighbours(backend, ds, metas: list[dict], gallery, k: int, bench_fp: str,
+                      opts: EvalOptions) -> dict[str, tuple]:
+    """``{image_id: (sims, idx)}`` for every distinct bench image; hands the backend its
+    neighbours (``k`` = ``--retrieval-k``) and, for a backend that reads images, the images."""
+    image_ids, sub, queries, key = _bench_queries(ds, metas, gallery, bench_fp, opts)
     sims, idx = gallery.search(queries, k)
-    return {iid: (sims[j], idx[j]) for j, iid in enumerate(image_ids)}
+    neighbours = {iid: (sims[j], idx[j]) for j, iid in enumerate(image_ids)}
+    backend.prepare({i: (s[:opts.retrieval_k], x[:opts.retrieval_k]) for i, (s, x) in neighbours.items()})
+    if backend.reads_images:
+        name = backend.settings().get("ocr", {}).get("name", "reader")
+        vocab = backend.settings().get("vocabulary", "")
+        tag = hashlib.sha256(f"{name}|{vocab}|{gallery.fingerprint}".encode()).hexdigest()[:12]
+        backend.read_images(sub, image_ids, queries, cache=gallery.cache_dir / f"ocr-bench-{key}-{tag}.json")
+    return neighbours
 
 
 def _parse(output: str | None, metrics) -> dict | None:
@@ -518,11 +540,13 @@ def _ask(opts: EvalOptions, spec, backend, gallery, ds, metas: list[dict], ids: 
     _check_identity(output, _run_identity(opts, spec, bench_fp, _decoding_identity(backend.settings(), gallery)))
     neighbours = None
     if gallery is not None:
-        neighbours = _bench_neighbours(ds, metas, gallery, max(opts.retrieval_k, strategies.SHOTS * 4), bench_fp, opts)
-        backend.prepare({k: (s[:opts.retrieval_k], i[:opts.retrieval_k]) for k, (s, i) in neighbours.items()})
+        neighbours = _bench_neighbours(backend, ds, metas, gallery, max(opts.retrieval_k, strategies.SHOTS * 4),
+                                       bench_fp, opts)
     logs, items, retried = _pending(output, metas, ids, opts)
     worker = _Worker(backend, ds, metas, opts, gallery, neighbours if backend.prompted else None)
     gen_s = _answer_all(spec, worker, items, logs, opts, ids)
+    if backend.reads_images:  # which component read each glyph, with its candidates
+        atomic_write_json(output / "decisions.json", _jsonable(backend.decision_records()))
     records = {w: {i: logs[w].records.get(i) for i in ids} for w in logs}
     n_errors = {w: sum(1 for r in recs.values() if r is None or r.get("error")) for w, recs in records.items()}
     return output, items, retried, records, n_errors, gen_s

@@ -105,7 +105,7 @@ class Handlers:
             glyph = prepare(image)
         except GlyphImageError as exc:
             return f"⚠️ {exc}", "", []
-        backend = backend or "retrieval"
+        backend = backend or self.config.backends[0]
         if backend not in self.config.backends:
             return f"⚠️ backend {_md_escape(backend)} is not offered here", "", []
         try:
@@ -150,7 +150,11 @@ class Handlers:
                       f"Nearest candidates: {cands}. " + notes)
         else:
             errors = [f"{q}: {f.error}" for q, f in ex.facts.items() if f.error]
-            status = (f"**{_md_escape(ex.backend)}** answered in {ex.seconds:.2f} s. " + notes
+            read = (ex.decision or {}).get("read_by")
+            conf = (ex.decision or {}).get("confidence")
+            how = f"read by **{_md_escape(read)}**, confidence {conf:.2f}; " if read and conf is not None else ""
+            status = (f"**{_md_escape(ex.backend)}** answered in {ex.seconds:.2f} s ({how.rstrip('; ')}). " + notes
+                      if how else f"**{_md_escape(ex.backend)}** answered in {ex.seconds:.2f} s. " + notes
                       + (f"\n\nNot answered: {_md_escape('; '.join(errors))}" if errors else ""))
         if with_refs:
             status += "\n\nReference answers are JieZi-Bench's; scores are this item's ACCE scores (0-100)."
@@ -345,8 +349,9 @@ def _exegesis_tab(h: Handlers, config: SpaceConfig):
         with gr.Row():
             with gr.Column(scale=3, min_width=320):
                 backend = gr.Dropdown(config.backends, value=config.backends[0], label="backend 模型", elem_id="jz-backend",
-                                      info="retrieval = the offline JieZi baseline (names the gallery character a "
-                                           "glyph looks like, or abstains)")
+                                      info="fused = PP-OCR reads the glyph, retrieval names its script, both "
+                                           "vote on the character, or it abstains; retrieval = the gallery "
+                                           "look-alike baseline alone")
                 (image, run_upload, sketch, run_sketch, bench_tab, bench_pick, bench_image, bench_info,
                  run_bench) = _input_tabs(config)
             with gr.Column(scale=5):
@@ -443,7 +448,7 @@ def launch(config: SpaceConfig | None = None, *, host: str | None = None, port: 
     Image.MAX_IMAGE_PIXELS = None
     demo = build_app(config)
     demo.queue(default_concurrency_limit=2)
-    # Embed the retrieval gallery now rather than on the first click (minutes on the full
+    # Embed the retrieval gallery (and fit the fused baseline) now rather than on the first click (minutes on the full
     # dataset the first time; cached on disk afterwards). A failure is kept and shown later.
     threading.Thread(target=_warm, args=(demo.jiezi_handlers,), daemon=True, name="jiezi-warm").start()
     return demo.launch(server_name=host, server_port=port, prevent_thread_lock=not block, quiet=True,
@@ -453,7 +458,7 @@ def launch(config: SpaceConfig | None = None, *, host: str | None = None, port: 
 
 def _warm(handlers: Handlers) -> None:
     try:
-        handlers.explainers.retrieval()
+        handlers.explainers.get(handlers.config.backends[0])
     except BackendUnavailable:
         pass  # cached; the exegesis tab shows the reason
     _warm_scorer(handlers.config)

@@ -1,8 +1,10 @@
 """The explainers the exegesis tab offers, built once per model spec and cached.
 
 Every spec is built by the harness's backend registry (``harness.backends.BACKENDS``, the
-one ``jiezi eval`` uses): a backend that answers without a prompt (``retrieval``, the
-offline baseline over JieZi-Dataset's ``records`` gallery) becomes a retrieval explainer;
+one ``jiezi eval`` uses): a backend that reads the glyph itself (``fused``: PP-OCR with
+retrieval, the default; ``ocr``) becomes a fused explainer; one that answers without a
+prompt (``retrieval``, the offline baseline over JieZi-Dataset's ``records`` gallery)
+becomes a retrieval explainer;
 a prompted one (``openai:MODEL@URL``, ``hf:PATH``) is asked with the zero-shot prompt of
 ``harness.strategies`` — the same messages ``jiezi eval`` sends.
 """
@@ -15,7 +17,7 @@ import threading
 from harness.backends import BACKENDS, BackendOptions, ModelSpecError, Request, parse_model_spec
 from harness.strategies import zero_shot
 from space.data import Resources
-from space.exegesis import QUESTION_TYPES, ModelExplainer, RetrievalExplainer
+from space.exegesis import QUESTION_TYPES, FusedExplainer, ModelExplainer, RetrievalExplainer
 
 
 class BackendUnavailable(RuntimeError):
@@ -60,13 +62,15 @@ class Explainers:
         dataset = self.resources.config.dataset
         # One try per question in the UI: a failed request is shown at once, not retried for minutes.
         options = BackendOptions(max_new_tokens=cls.demo_max_new_tokens, timeout=120.0, max_retries=1,
-                                 gallery=dataset, progress=False)
+                                 gallery=dataset, progress=False, ocr_detector=True)
         try:
             backend = cls.create(parsed, options)
         except Exception as exc:
             if not cls.needs_gallery:
                 raise
             raise BackendUnavailable(f"the {parsed} baseline needs JieZi-Dataset ({dataset}): {exc}") from exc
+        if cls.reads_images:
+            return FusedExplainer(backend.baseline, self.turn_sources, str(parsed))
         if not cls.prompted:
             return RetrievalExplainer(backend.baseline, self.turn_sources)
         try:

@@ -32,6 +32,9 @@ def explanation_json(image: str, ex) -> dict:
     """The ``jiezi explain --json`` object of one image: ``image``, ``character`` and
     ``script`` (null when abstaining or unanswered), ``abstained`` (bool),
     ``confidence`` (0-1; null for model backends, which have no calibrated confidence),
+    ``read_by`` (fused / ocr baselines: ``OCR``, ``retrieval``, ``OCR and retrieval`` or
+    ``OCR + retrieval fusion``; else null), ``ocr`` (the recogniser's reading: text and
+    candidates, or null),
     ``levels`` (L1..L4 -> question type -> answer text or null), ``unanswered``
     (question type -> reason), ``candidates`` ([character, vote weight] best first),
     ``backend`` and ``seconds``."""
@@ -45,6 +48,7 @@ def explanation_json(image: str, ex) -> dict:
     script = decision.get("script") if ex.decision else (facts["SCRC"].parsed or {}).get("script")
     return {"image": image, "backend": ex.backend, "character": char, "script": script,
             "abstained": ex.abstained, "confidence": decision.get("confidence"),
+            "read_by": decision.get("read_by"), "ocr": decision.get("ocr"),
             "candidates": [list(c) for c in decision.get("candidates") or []],
             "levels": {lv: {q: answers.get(q) for q in qs} for lv, qs in LEVEL_KEYS.items()},
             "unanswered": {q: f.error for q, f in facts.items() if f.error}, "seconds": round(ex.seconds, 3)}
@@ -57,6 +61,8 @@ def _explain_text(item: dict) -> str:
     if item["abstained"]:
         return f"{item['image']}: cannot read this glyph (confidence {item['confidence']:.2f}); nearest: {cands}"
     conf = "" if item["confidence"] is None else f" (confidence {item['confidence']:.2f})"
+    if item.get("read_by") and item["confidence"] is not None:
+        conf = f" (read by {item['read_by']}, confidence {item['confidence']:.2f})"
     lines = [f"{item['image']}: {item['character'] or '?'} · {item['script'] or '?'}{conf}"]
     for level, answers in item["levels"].items():
         for q, a in answers.items():
@@ -127,7 +133,8 @@ def _register_explain(app: typer.Typer) -> None:
     @app.command("explain")
     def explain(
         images: list[Path] = typer.Argument(..., help="glyph image files (PNG, JPEG, WebP), one glyph each"),
-        model: str = typer.Option("retrieval", "--model", help="retrieval | openai:MODEL@BASE_URL | hf:PATH_OR_ID"),
+        model: str = typer.Option("fused", "--model", help="fused (PP-OCR + retrieval, default) | retrieval | ocr | "
+                                  "openai:MODEL@BASE_URL | hf:PATH_OR_ID"),
         dataset: Optional[str] = typer.Option(None, "--dataset", help="JieZi-Dataset folder or Hub id: the retrieval "
                                               "gallery (default: env JIEZI_DATASET, else out/jiezi-dataset)"),
         as_json: bool = typer.Option(False, "--json", help="one JSON object per image (JSON Lines)"),

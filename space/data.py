@@ -38,13 +38,17 @@ def default_board() -> Path:
     return Path(__file__).resolve().parent.parent / "leaderboard"
 
 
+DEFAULT_BACKEND = "fused"
+
+
 @dataclass
 class SpaceConfig:
     """Where the Space reads its data and which model backends it offers.
 
     ``bench`` / ``dataset``: a folder in Hub layout or a Hub repo id; ``board``: the
-    leaderboard folder; ``backends``: model specs offered in the exegesis tab, the first
-    is the default (``retrieval`` is always offered); ``max_upload_mb``: the largest
+    leaderboard folder; ``backends``: model specs offered in the exegesis tab after the
+    two offline baselines, :data:`DEFAULT_BACKEND` (``fused``: PP-OCR and retrieval, the
+    default) and ``retrieval``, which are always offered; ``max_upload_mb``: the largest
     upload accepted, in MiB (enforced by Gradio and again by the app);
     ``bertscore_model`` / ``judge``: the scorer of a leaderboard created by this Space
     (``harness.leaderboard.open_board``; an existing board keeps its own settings).
@@ -61,9 +65,9 @@ class SpaceConfig:
     def __post_init__(self):
         self.bench, self.dataset, self.board = str(self.bench), str(self.dataset), Path(self.board)
         specs = [s.strip() for s in self.backends if s and s.strip()]
-        if "retrieval" not in specs:
-            specs.insert(0, "retrieval")
-        self.backends = list(dict.fromkeys(specs))
+        # The fused baseline (PP-OCR + retrieval) is the default; both offline baselines are
+        # always offered, the given specs after them.
+        self.backends = list(dict.fromkeys([DEFAULT_BACKEND, "retrieval", *specs]))
         if self.max_upload_mb <= 0:
             raise ValueError(f"max_upload_mb must be positive, got {self.max_upload_mb}")
 

@@ -127,6 +127,7 @@ class RetrievalExplainer:
 
     def __init__(self, baseline, turn_sources=None):
         self.baseline = baseline
+        self.records = getattr(baseline, "retrieval", baseline)  # reads records, votes, k and T
         self.gallery = baseline.gallery
         self.turn_sources = turn_sources
         self._lock = threading.Lock()  # the gallery's caches are not thread-safe
@@ -135,10 +136,10 @@ class RetrievalExplainer:
         """The ``k`` nearest gallery glyphs of ``image`` (default: the baseline's k)."""
         from harness.retrieval import softmax_weights
 
-        k = k or self.baseline.settings.k
+        k = k or self.records.settings.k
         query = self.gallery.embedder.embed([image])
         sims, idx = self.gallery.search(query, k)
-        weights = softmax_weights(sims[0], self.baseline.settings.temperature)
+        weights = softmax_weights(sims[0], self.records.settings.temperature)
         return [Neighbour(int(i), self.gallery.ids[int(i)], self.gallery.characters[int(i)],
                           self.gallery.scripts[int(i)], float(s), float(w))
                 for s, i, w in zip(sims[0], idx[0], weights)]
@@ -182,7 +183,7 @@ class RetrievalExplainer:
         return {q: Fact(q, error=why) for q in QUESTION_TYPES}
 
     def _character_facts(self, d, neigh: list[Neighbour]) -> dict[str, Fact]:
-        known = self.baseline.character_facts(d.character, d.script, d.rows)
+        known = self.records.character_facts(d.character, d.script, d.rows) if self._has_records(d) else {}
         facts: dict[str, Fact] = {}
         for qtype, kind in QUESTION_TYPES.items():
             fact = Fact(qtype)
@@ -193,16 +194,23 @@ class RetrievalExplainer:
                 facts[qtype] = fact
                 continue
             try:
-                fact.answer = {"CHAR": d.character, "SCRC": d.script}.get(qtype) or \
-                    self.baseline.render_fact(known, kind)
+                fact.answer = (({"CHAR": d.character, "SCRC": d.script}.get(qtype) or "") if qtype in ("CHAR", "SCRC")
+                               else self.records.render_fact(known, kind))
                 fact.parsed = parse(fact.answer, qtype)
                 self._attribute(fact, d, neigh)
             except Exception as exc:  # one failing question never loses the others
                 fact.error = f"{type(exc).__name__}: {exc}"
             if not fact.answer and not fact.error:
-                fact.error = f"the records of {d.character} have no {FIELD_WORDS.get(qtype, qtype)}; left unanswered"
+                fact.error = self._missing(d, qtype)
             facts[qtype] = fact
         return facts
+
+    def _has_records(self, d) -> bool:
+        return True
+
+    def _missing(self, d, qtype: str) -> str:
+        """Why question type ``qtype`` has no answer for decision ``d``."""
+        return f"the records of {d.character} have no {FIELD_WORDS.get(qtype, qtype)}; left unanswered"
 
     # -- where each fact came from ---------------------------------------------------
     def _attribute(self, fact: Fact, d, neigh: list[Neighbour]) -> None:
@@ -279,6 +287,91 @@ class RetrievalExplainer:
                     fact.sources.extend(_with_via(picked, f"JieZi-Dataset QA turn of image {image_id}",
                                                   picked[0].get("field", "")))
                     return
+
+
+class FusedExplainer(RetrievalExplainer):
+    """The fused baseline (``harness.fusion.FusedBaseline``: PP-OCR and retrieval) or the
+    recogniser alone (``harness.ocr_baseline.OCRBaseline``), explained: the character is
+    decided from the recogniser's reading and the neighbours together, the script by
+    retrieval (the recogniser knows none), every later level from the decided character's
+    own records with their provenance; the decision says what read the glyph."""
+
+    READ_BY = {"both": "OCR and retrieval", "ocr": "OCR", "retrieval": "retrieval",
+               "fusion": "OCR + retrieval fusion"}
+
+    def __init__(self, baseline, turn_sources=None, name: str = "fused"):
+        super().__init__(baseline, turn_sources)
+        self.name = name
+
+    def explain(self, image, questions: dict[str, str] | None = None) -> Exegesis:
+        """Answer every question type for ``image`` as ONE character (or abstain);
+        ``questions`` is ignored (the answers come from records, not from wording)."""
+        import numpy as np
+
+        start = time.perf_counter()
+        with self._lock:
+            neigh = self.neighbours(image)
+            reading = self.baseline.read([image])[0]
+            if hasattr(self.baseline, "candidate_table"):  # fused: OCR + retrieval
+                sims = np.array([n.similarity for n in neigh], np.float32)
+                idx = np.array([n.row for n in neigh], np.int64)
+                query = self.gallery.embedder.embed([image])[0]
+                d = self.baseline.decide(query, sims, idx, reading)
+            else:
+                d = self.baseline.decide(reading)
+            facts = self._abstained_facts(d) if d.abstained else self._character_facts(d, neigh)
+            for n in neigh:
+                n.image = self.gallery.ds[n.row]["image"]
+        model = self.baseline.model
+        decision = {"character": d.character, "script": d.script, "confidence": d.confidence,
+                    "threshold": model.threshold if model else None, "abstained": d.abstained,
+                    "candidates": d.candidates, "features": d.features, "component": d.component,
+                    "read_by": self.READ_BY.get(d.component, d.component),
+                    "ocr": {"text": reading.text, "candidates": [[c, round(p, 4)] for c, p in reading.candidates[:5]]},
+                    "retrieval_candidates": d.retrieval_candidates}
+        notes = [f"{self.name}: PP-OCR (PaddleOCR PP-OCRv6, Apache-2.0) read 「{reading.text or '—'}」; "
+                 f"{len(neigh)} nearest of {len(self.gallery):,} gallery glyphs give the script and a second opinion "
+                 "on the character; every later level is that character's own records"]
+        return Exegesis(self.name, facts, neigh, time.perf_counter() - start, notes, decision)
+
+    def _abstained_facts(self, d) -> dict[str, Fact]:
+        why = (f"abstained: confidence {d.confidence:.2f} is below {self.baseline.model.threshold:.2f}; "
+               "nearest candidates " + "、".join(f"{c} ({w:.2f})" for c, w in d.candidates[:3]))
+        return {q: Fact(q, error=why) for q in QUESTION_TYPES}
+
+    def _has_records(self, d) -> bool:
+        return bool(self.gallery.records_of(d.character))
+
+    def _missing(self, d, qtype: str) -> str:
+        if qtype == "SCRC" and not d.script:
+            return "OCR reads characters, not scripts: no script is decided"
+        if not self._has_records(d):
+            return f"the gallery holds no record of {d.character} (read by OCR alone); left unanswered"
+        return super()._missing(d, qtype)
+
+    def _attribute(self, fact: Fact, d, neigh: list[Neighbour]) -> None:
+        if fact.qtype == "SCRC" and fact.answer and not any(n.character == d.character for n in neigh):
+            counts = "、".join(f"{c} {s}" for s, c in sorted(d.script_votes.items(), key=lambda t: -t[1]))
+            fact.basis = (f"retrieval: weighted vote of the {len(d.rows)} gallery images of {d.character} nearest to "
+                          f"the glyph: {counts}" if d.rows else
+                          f"retrieval: weighted vote of the {len(neigh)} nearest gallery glyphs (the gallery has no "
+                          f"image of {d.character})")
+            return
+        if fact.qtype != "CHAR" or not fact.answer:
+            super()._attribute(fact, d, neigh)
+            return
+        ocr = dict((d.ocr or {}).get("candidates") or [])
+        p = ocr.get(d.character)
+        mine = [n for n in neigh if n.character == d.character]
+        fact.basis = (f"read by {self.READ_BY.get(d.component, d.component)}: OCR probability "
+                      f"{'-' if p is None else f'{p:.2f}'}, {len(mine)} of {len(neigh)} nearest glyphs are "
+                      f"{d.character}; confidence {d.confidence:.2f}")
+        fact.sources.append({"source": "PP-OCRv6 recogniser", "entry_id": self.baseline.reader.rec_path.name,
+                             "span": (d.ocr or {}).get("text", ""), "rule": "single-character CTC probability",
+                             "via": f"p {'-' if p is None else f'{p:.3f}'}"})
+        for n in mine[:MAX_SOURCES - 1]:
+            fact.sources.append({"source": "gallery image", "entry_id": n.image_id, "span": n.character,
+                                 "rule": "image.label", "via": f"similarity {n.similarity:.3f}"})
 
 
 def _with_via(provs: list[dict], via: str, field_name: str) -> list[dict]:

@@ -165,8 +165,8 @@ def exegesis_html(ex: Exegesis, references: dict[str, dict] | None = None, score
 
 
 def verdict_html(decision: dict | None) -> str:
-    """The one-line reading above the levels: the decided character and script with the
-    confidence, or, when the baseline abstains, "cannot read this glyph" with the
+    """The one-line reading above the levels: the decided character and script with what
+    read it (``read_by``, the fused and OCR baselines) and the confidence, or, when the baseline abstains, "cannot read this glyph" with the
     nearest candidates (``decision``: :attr:`Exegesis.decision`; None gives "")."""
     if not decision:
         return ""
@@ -177,9 +177,12 @@ def verdict_html(decision: dict | None) -> str:
         return ("<div class='jz-verdict jz-abstain' data-abstained='true'><b>无法释读 · cannot read this glyph</b>: "
                 f"confidence {conf:.2f} is below {thr:.2f}, so no level is answered. It may be in a script or of a "
                 "character the gallery does not hold (see the coverage line). "
-                f"Nearest candidates (vote weight):{cands}</div>")
+                f"Nearest candidates ({'probability' if decision.get('read_by') else 'vote weight'}):{cands}</div>")
+    read = decision.get("read_by")
+    by = f"<span class='jz-readby' data-component='{escape(decision.get('component') or '')}'>read by " \
+         f"{escape(read)}</span> · " if read else ""
     return (f"<div class='jz-verdict' data-abstained='false'>读作 read as <span class='jz-cand'>"
-            f"{escape(decision.get('character') or '')}</span> · {escape(decision.get('script') or '')} · "
+            f"{escape(decision.get('character') or '')}</span> · {escape(decision.get('script') or '—')} · {by}"
             f"confidence {conf:.2f}. Every level below comes from the records of this one character; a field "
             f"they lack stays unanswered. Other candidates:{cands}</div>")
 

@@ -43,11 +43,12 @@ def hub(tmp_path_factory):
 
 
 def test_the_registry_holds_every_backend_and_parses_its_specs():
-    assert list(BACKENDS) == ["openai", "hf", "retrieval"]
+    assert list(BACKENDS) == ["openai", "hf", "retrieval", "ocr", "fused"]
     assert str(parse_model_spec("openai:m@http://127.0.0.1:9/v1")) == "openai:m@http://127.0.0.1:9/v1"
     assert str(parse_model_spec("hf:/models/x")) == "hf:/models/x"
     assert parse_model_spec(" retrieval ") == ModelSpec("retrieval", "jiezi-retrieval")
-    with pytest.raises(ModelSpecError, match="expected openai:MODEL@BASE_URL, hf:PATH_OR_ID or retrieval"):
+    with pytest.raises(ModelSpecError, match=r"expected openai:MODEL@BASE_URL, hf:PATH_OR_ID, retrieval, "
+                                             r"ocr\[:MODEL\[/closed\]\] or fused\[:MODEL\]"):
         parse_model_spec("fixed:形声")
     with pytest.raises(ModelSpecError, match="no model path"):
         parse_model_spec("hf:")
@@ -55,7 +56,7 @@ def test_the_registry_holds_every_backend_and_parses_its_specs():
 
 def test_a_backend_added_with_one_registry_line_runs_in_jiezi_eval(hub, tmp_path, monkeypatch):
     monkeypatch.setitem(BACKENDS, FixedAnswerBackend.kind, FixedAnswerBackend)
-    with pytest.raises(ModelSpecError, match="retrieval or fixed:TEXT"):
+    with pytest.raises(ModelSpecError, match=r"fused\[:MODEL\] or fixed:TEXT"):
         parse_model_spec("gpt-4o")
     assert str(parse_model_spec("fixed:形声")) == "fixed:形声"
 

@@ -92,14 +92,15 @@ def test_config_from_env_and_overrides(monkeypatch, tmp_path):
     for var in ("JIEZI_BENCH", "JIEZI_DATASET", "JIEZI_BOARD", "JIEZI_BACKENDS", "JIEZI_MAX_UPLOAD_MB"):
         monkeypatch.delenv(var, raising=False)
     cfg = SpaceConfig.from_env()
-    assert (cfg.bench, cfg.dataset, cfg.backends, cfg.max_upload_mb) == ("jiezi/bench", "jiezi/dataset", ["retrieval"], 50)
+    assert (cfg.bench, cfg.dataset, cfg.backends, cfg.max_upload_mb) == ("jiezi/bench", "jiezi/dataset",
+                                                                          ["fused", "retrieval"], 50)
     monkeypatch.setenv("JIEZI_BENCH", str(tmp_path / "b"))
     monkeypatch.setenv("JIEZI_BOARD", str(tmp_path / "board"))
     monkeypatch.setenv("JIEZI_BACKENDS", "openai:m@http://127.0.0.1:9/v1, hf:/models/x")
     monkeypatch.setenv("JIEZI_MAX_UPLOAD_MB", "7")
     cfg = SpaceConfig.from_env(dataset="my/dataset")
     assert cfg.bench == str(tmp_path / "b") and cfg.dataset == "my/dataset" and cfg.board == tmp_path / "board"
-    assert cfg.backends == ["retrieval", "openai:m@http://127.0.0.1:9/v1", "hf:/models/x"]
+    assert cfg.backends == ["fused", "retrieval", "openai:m@http://127.0.0.1:9/v1", "hf:/models/x"]
     assert cfg.max_upload_mb == 7
     with pytest.raises(ValueError, match="max_upload_mb"):
         SpaceConfig(max_upload_mb=0)
@@ -515,10 +516,20 @@ def test_jiezi_explain_json_one_object_per_image(data, tmp_path, monkeypatch):
     assert 0.5 <= known["confidence"] <= 1 and known["script"]
     assert set(known["levels"]) == {"L1", "L2", "L3", "L4"} and known["levels"]["L1"]["CHAR"] == char
     assert known["levels"]["L2"]["STRC"]
-    assert unknown["abstained"] is True and unknown["character"] is None and unknown["script"] is None
-    assert 0 <= unknown["confidence"] < 0.5 and unknown["candidates"]
-    assert all(v is None for level in unknown["levels"].values() for v in level.values())
+    assert known["read_by"] in ("OCR and retrieval", "OCR", "retrieval", "OCR + retrieval fusion")
+    # the default (fused) baseline: PP-OCR reads a character the gallery lacks; only CHAR is
+    # answered, every later level says the gallery has no record of it
+    assert unknown["abstained"] is False and unknown["character"] == OUT_OF_GALLERY and unknown["read_by"] == "OCR"
+    assert unknown["levels"]["L2"]["STRC"] is None and "no record of 鼎" in unknown["unanswered"]["STRC"]
+    assert unknown["ocr"]["text"] == OUT_OF_GALLERY
     assert "error" in broken and broken["image"] == str(paths[2])
+    # retrieval alone cannot name it: it abstains
+    res = CliRunner().invoke(cli, ["explain", str(paths[1]), "--model", "retrieval", "--dataset", str(data["dataset"]),
+                                   "--json"])
+    unknown = json.loads(res.stdout.strip())
+    assert unknown["abstained"] is True and unknown["character"] is None and unknown["script"] is None
+    assert 0 <= unknown["confidence"] < 0.5 and unknown["candidates"] and unknown["read_by"] is None
+    assert all(v is None for level in unknown["levels"].values() for v in level.values())
 
 
 def test_jiezi_explain_bad_images_one_line_each(data, tmp_path, monkeypatch):

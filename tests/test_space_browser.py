@@ -194,7 +194,11 @@ def test_upload_a_transparent_glyph_and_read_four_levels(page, tmp_path):
     assert result.locator("[data-subtask=STRC] .jz-src li").count() >= 1
     assert result.locator("[data-subtask=FORC] .jz-src li").count() >= 1
     assert result.locator(".jz-span").count() >= 5
-    expect(page.locator("#jz-status")).to_contain_text("retrieval answered")
+    # the default backend is the fused baseline: PP-OCR read the glyph, retrieval agreed
+    expect(page.locator("#jz-status")).to_contain_text("fused:ppocr-v6 answered")
+    expect(page.locator("#jz-status")).to_contain_text("read by")
+    expect(verdict.locator(".jz-readby")).to_contain_text("OCR")
+    expect(result.locator("[data-subtask=CHAR] .jz-basis")).to_contain_text("OCR probability")
     expect(page.locator("#jz-neighbours img").first).to_be_visible()
     assert page.locator("#jz-neighbours img").count() >= 5
     shot(page, "exegesis-upload")
@@ -204,6 +208,7 @@ def test_sketch_a_glyph(page):
     from playwright.sync_api import expect
 
     tab(page, "释字 Exegesis")
+    choose_backend(page, "retrieval")  # the look-alike baseline alone
     tab(page, "手写 Sketch")
     page.locator("#jz-sketch button[aria-label=Brush]").click()
     canvas = page.locator("#jz-sketch canvas").first
@@ -224,12 +229,52 @@ def test_sketch_a_glyph(page):
     shot(page, "exegesis-sketch")
 
 
+def choose_backend(pg, spec: str) -> None:
+    pg.locator("#jz-backend input").click()
+    pg.get_by_role("option", name=spec, exact=True).click()
+
+
+def _upload(pg, path) -> None:
+    tab(pg, "释字 Exegesis")
+    tab(pg, "上传 Upload")
+    pg.locator("#jz-upload input[type=file]").set_input_files(str(path))
+    pg.locator("#jz-upload img").first.wait_for()
+    pg.locator("#jz-run-upload").click()
+
+
+def test_the_fused_baseline_reads_a_character_the_gallery_lacks_and_abstains_on_noise(page, tmp_path):
+    """PP-OCR names 鼎, which no gallery record holds: CHAR is answered, read by OCR, and
+    every later level says there is no record; an upload of noise is not read at all."""
+    import numpy as np
+    from PIL import Image
+    from playwright.sync_api import expect
+
+    tab(page, "释字 Exegesis")
+    choose_backend(page, "fused")
+    png = tmp_path / "ding-fused.png"
+    png.write_bytes(encode(glyph("鼎", transparent=False), "PNG"))
+    _upload(page, png)
+    result = page.locator("#jz-exegesis")
+    expect(result.locator("[data-subtask=CHAR] .jz-big")).to_have_text("鼎", timeout=TIMEOUT_MS)
+    expect(result.locator(".jz-verdict[data-abstained=false] .jz-readby")).to_have_text("read by OCR")
+    expect(result.locator("[data-subtask=STRC] .jz-err")).to_contain_text("no record of 鼎")
+    shot(page, "exegesis-fused-ocr-only")
+    noise = tmp_path / "noise.png"
+    Image.fromarray((np.random.default_rng(0).random((160, 160, 3)) * 255).astype(np.uint8)).save(noise)
+    _upload(page, noise)
+    expect(page.locator("#jz-status")).to_contain_text("could not read this glyph", timeout=TIMEOUT_MS)
+    expect(result.locator(".jz-verdict[data-abstained=true]")).to_have_count(1)
+    expect(result.locator("[data-subtask=CHAR] .jz-big")).to_have_count(0)
+    shot(page, "exegesis-fused-noise")
+
+
 def test_a_glyph_outside_the_gallery_is_not_read(page, tmp_path):
     from playwright.sync_api import expect
 
     png = tmp_path / "ding.png"
     png.write_bytes(encode(glyph("鼎", transparent=True), "PNG"))  # no record of 鼎 in the gallery
     tab(page, "释字 Exegesis")
+    choose_backend(page, "retrieval")  # retrieval alone cannot name it
     tab(page, "上传 Upload")
     page.locator("#jz-upload input[type=file]").set_input_files(str(png))
     page.locator("#jz-upload img").first.wait_for()

@@ -1,0 +1,323 @@
+"""Benchmark the PP-OCR reader, the ``ocr`` and ``fused`` baselines: seconds per glyph and
+full-bench wall time, and the measurements behind their settings.
+
+Usage:
+  .venv/bin/python benchmarks/bench_ocr.py [--bench out/jiezi-bench] [--gallery DIR] [--cores 2]
+      [--cache-dir DIR] [--skip-run]
+  .venv/bin/python benchmarks/bench_ocr.py --width [--sources DIR]
+  .venv/bin/python benchmarks/bench_ocr.py --components [--bench ...] [--gallery ...]
+  .venv/bin/python benchmarks/bench_ocr.py --fusion [--gallery ...] [--cache-dir DIR]
+  .venv/bin/python benchmarks/bench_ocr.py --risk-coverage RUN [--bench ...]
+
+Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
+
+  1. the recogniser over every distinct bench image, batched (64 per call) and one at a
+     time: seconds per glyph, and the wall time of the whole bench (target: <= 2 min);
+  2. the fused decision (embedding, neighbour search, reading, candidate model) per glyph,
+     batched as ``jiezi eval`` does and one image at a time as the Space does;
+  3. ``jiezi eval --model ocr`` and ``--model fused`` over the whole bench in child
+     processes, with the gallery embeddings and the retrieval calibration copied from
+     ``--cache-dir`` (the recogniser's readings and its confidence / fusion models are
+     computed afresh): wall time.
+
+``--width``: exact reading of 300 random makemeahanzi characters in three typefaces and
+of the LXGW seal font's characters for recogniser lines 48, 96, 160 and 320 pixels wide
+(the glyph is always 48 x 48 at the left): why :data:`harness.ocr.CANVAS_WIDTH` is 96.
+``--components``: connected dark regions of the normalised glyph for gallery images of
+each script, the bench images and synthetic noise: why :data:`harness.ocr.MAX_COMPONENTS`
+is 40. ``--fusion``: the fused candidate model as a gradient-boosted classifier vs a
+logistic regression on the same features, decided on the held-out half of the gallery
+samples, per script and condition: top-1, answered and strict accuracy (%).
+``--risk-coverage RUN``: the risk-coverage table per script of a ``jiezi eval --model
+fused`` (or ``ocr``) folder, from its ``decisions.json`` (right = the bench's character,
+one-to-one traditional/simplified pairs equal), with the share abstained per script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+TARGET_S = 120
+
+
+def _pin(cores: int) -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores])
+
+
+def _bench_images(bench: str):
+    from harness.bench import load_bench
+
+    ds = load_bench(bench, "all", "test")
+    first: dict[str, int] = {}
+    for i, iid in enumerate(ds["image_id"]):
+        first.setdefault(iid, i)
+    sub = ds.select(list(first.values()))
+    return [im.copy() for im in sub["image"]], sub["script"]
+
+
+def reader_speed(bench: str, cores: int) -> None:
+    from harness.ocr import GlyphReader
+
+    images, _ = _bench_images(bench)
+    reader = GlyphReader(threads=cores)
+    reader.read(images[:8])  # session warm-up
+    t0 = time.perf_counter()
+    reader.read(images)
+    wall = time.perf_counter() - t0
+    one = GlyphReader(threads=cores, batch_size=1)
+    t1 = time.perf_counter()
+    one.read(images[:64])
+    single = (time.perf_counter() - t1) / min(64, len(images))
+    verdict = "OK" if wall <= TARGET_S else "OVER TARGET"
+    print(f"recogniser ({reader.name}): {len(images)} bench images in {wall:.1f} s, batched "
+          f"{1000 * wall / len(images):.1f} ms/glyph; one at a time {1000 * single:.1f} ms/glyph; "
+          f"target whole bench <= {TARGET_S} s: {verdict}")
+
+
+def fused_speed(bench: str, gallery: str, cache_dir: Path | None) -> None:
+    from harness.fusion import build_fused
+
+    t0 = time.perf_counter()
+    fb = build_fused(gallery, cache_dir=cache_dir, progress=False)
+    print(f"fused baseline ready in {time.perf_counter() - t0:.1f} s (gallery {len(fb.gallery):,} images)")
+    images, _ = _bench_images(bench)
+    g = fb.gallery
+    t1 = time.perf_counter()
+    queries = g.embedder.embed(images)
+    sims, idx = g.search(queries, fb.retrieval.settings.k)
+    readings = fb.read(images)
+    for j, r in enumerate(readings):
+        fb.decide(queries[j], sims[j], idx[j], r)
+    batched = (time.perf_counter() - t1) / len(images)
+    t2 = time.perf_counter()
+    n = min(20, len(images))
+    for im in images[:n]:
+        q = g.embedder.embed([im])
+        s, i = g.search(q, fb.retrieval.settings.k)
+        fb.decide(q[0], s[0], i[0], fb.read([im])[0])
+    single = (time.perf_counter() - t2) / n
+    print(f"fused decision: batched {1000 * batched:.1f} ms/glyph ({len(images)} images); one image at a time "
+          f"(the Space) {1000 * single:.1f} ms/glyph")
+
+
+def full_runs(bench: str, gallery: str | None, cache_dir: Path | None, cores: int) -> None:
+    work = Path(tempfile.mkdtemp(prefix="jiezi-bench-ocr-"))
+    try:
+        cache = work / "cache"
+        cache.mkdir()
+        if cache_dir and cache_dir.is_dir():
+            for f in list(cache_dir.glob("gallery-*.npy")) + list(cache_dir.glob("calibration-*.json")):
+                shutil.copy2(f, cache / f.name)
+        cpus = sorted(os.sched_getaffinity(0))[:cores] if hasattr(os, "sched_getaffinity") else None
+        for model in ("ocr", "fused"):
+            cmd = [sys.executable, "-m", "jiezi_cli", "eval", "--model", model, "--bench", bench, "--cache-dir",
+                   str(cache), "--no-progress", "--no-bertscore", "--output", str(work / model)]
+            if gallery:
+                cmd += ["--gallery", gallery]
+            t0 = time.perf_counter()
+            rc = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None).returncode
+            wall = time.perf_counter() - t0
+            print(f"jiezi eval --model {model}: " + (f"failed (exit {rc})" if rc else f"wall {wall:.1f} s "
+                  "(readings, confidence / fusion model fitted afresh; gallery embeddings cached)"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def widths(sources: Path) -> None:
+    import json
+
+    from fontTools.ttLib import TTFont
+    from PIL import Image, ImageDraw, ImageFont
+
+    import harness.ocr as ocr
+
+    chars = [json.loads(line)["character"] for line in open(sources / "makemeahanzi" / "dictionary.txt", encoding="utf-8")]
+    chars = random.Random(0).sample([c for c in chars if "\u4e00" <= c <= "\u9fff"], 300)
+    seal_path = sources / "lxgw-seal" / "LXGWSeal-Regular.ttf"
+    cmap = TTFont(str(seal_path)).getBestCmap()
+    fonts = {"ukai": ("/usr/share/fonts/truetype/arphic/ukai.ttc", 0),
+             "noto-serif": ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", 2),
+             "zenhei": ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0), "lxgw-seal": (str(seal_path), 0)}
+    seal_chars = [chr(k) for k in cmap if "\u4e00" <= chr(k) <= "\u9fff"]
+
+    def render(c, face):
+        im = Image.new("L", (128, 128), 255)
+        ImageDraw.Draw(im).text((64, 64), c, font=face, fill=0, anchor="mm")
+        return im
+
+    for width in (48, 96, 160, 320):
+        ocr.CANVAS_WIDTH = width
+        reader = ocr.GlyphReader(use_detector=False)
+        line = [f"width {width:3d}"]
+        for name, (path, index) in fonts.items():
+            face = ImageFont.truetype(path, 96, index=index)
+            cs = seal_chars if name == "lxgw-seal" else chars
+            t0 = time.perf_counter()
+            got = reader.read([render(c, face) for c in cs])
+            ms = 1000 * (time.perf_counter() - t0) / len(cs)
+            line.append(f"{name} {100 * np.mean([r.top[0] == c for r, c in zip(got, cs)]):.1f}% ({ms:.0f} ms)")
+        print("  " + " | ".join(line))
+
+
+def noise_images(count: int, seed: int = 0, size: int = 96) -> list:
+    """``count`` seeded images holding no glyph: uniform noise, blurred noise (blobs) and
+    sparse speckle, in turn."""
+    from PIL import Image, ImageFilter
+
+    rng = np.random.default_rng(seed + 101)
+    out = []
+    for i in range(count):
+        if i % 3 == 0:
+            a = rng.random((size, size)) * 255
+        elif i % 3 == 1:
+            blur = ImageFilter.GaussianBlur(float(rng.uniform(1.5, 4)))
+            a = np.asarray(Image.fromarray((rng.random((size, size)) * 255).astype(np.uint8)).filter(blur), np.float64)
+            a = (a - a.min()) / max(1e-6, np.ptp(a)) * 255
+        else:
+            a = np.where(rng.random((size, size)) < rng.uniform(0.02, 0.2), 0, 255).astype(np.float64)
+        out.append(Image.fromarray(a.astype(np.uint8)))
+    return out
+
+
+def components(bench: str, gallery: str) -> None:
+    from scipy import ndimage
+
+    from harness.bench import load_gallery
+    from harness.embed import normalise_glyphs
+
+    def count(images):
+        return np.asarray([ndimage.label(np.asarray(g) < 128)[1] for g in normalise_glyphs(images, 48)])
+
+    ds = load_gallery(gallery)
+    scripts = np.asarray(ds["script"])
+    for s in sorted(set(scripts.tolist())):
+        rows = random.Random(0).sample(list(np.flatnonzero(scripts == s)), min(300, int((scripts == s).sum())))
+        c = count(ds.select(rows)["image"])
+        print(f"gallery {s}: n {len(c)}, median {np.median(c):.0f}, 99th pct {np.percentile(c, 99):.0f}, max {c.max()}")
+    images, bench_scripts = _bench_images(bench)
+    c = count(images)
+    print(f"bench: n {len(c)}, median {np.median(c):.0f}, max {c.max()}")
+    c = count(noise_images(30, 7))
+    print(f"uniform / blurred / speckle noise: {c.tolist()}")
+
+
+def fusion_models(gallery: str, cache_dir: Path | None) -> None:
+    from sklearn.linear_model import LogisticRegression
+
+    from harness.fusion import FusedBaseline, fit_candidates, fusion_samples
+    from harness.ocr import GlyphReader
+    from harness.retrieval import build_baseline
+
+    fb = FusedBaseline(build_baseline(gallery, cache_dir=cache_dir, progress=False), GlyphReader())
+    d = fusion_samples(fb)
+    x, y, g = d["x"], d["y"], d["group"]
+    n = len(d["script"])
+    order = np.random.default_rng(1).permutation(n)
+    fit_g, test_g = np.sort(order[: (n + 1) // 2]), np.sort(order[(n + 1) // 2:])
+    fit = np.isin(g, fit_g)
+    models = {"gradient boosting": fit_candidates(x[fit], y[fit]),
+              "logistic regression": LogisticRegression(C=100.0, max_iter=5000).fit(x[fit], y[fit])}
+    for name, model in models.items():
+        prob = model.predict_proba(x)[:, 1]
+        cells: dict = {}
+        for gid in test_g:
+            rows = np.flatnonzero(g == gid)
+            best = rows[int(np.argmax(prob[rows]))]
+            c = cells.setdefault((d["script"][gid], d["condition"][gid]), [0, 0, 0, 0])
+            c[0] += 1
+            c[1] += y[best]
+            c[2] += prob[best] >= 0.5
+            c[3] += bool(prob[best] >= 0.5 and y[best])
+        print(f"{name} (held-out half, {len(test_g)} glyphs):")
+        for (script, cond), (m, right, answered, strict) in sorted(cells.items()):
+            print(f"  {script:4} {cond:17} n {m:4}  top-1 {100 * right / m:5.1f}  answered {100 * answered / m:5.1f}"
+                  f"  strict {100 * strict / m:5.1f}")
+
+
+def risk_coverage(run: Path, bench: str) -> None:
+    import json
+
+    from harness.abstention import curves_by_script, format_table
+    from harness.bench import load_bench
+    from metrics.acce.variants import same_character
+
+    decisions = json.loads((run / "decisions.json").read_text("utf-8"))
+    threshold = json.loads((run / "results.json").read_text("utf-8"))["model"].get("fusion", {}).get("model", {})
+    threshold = (threshold or {}).get("threshold", 0.5)
+    ds = load_bench(bench, "all", "test")
+    meta: dict = {}
+    for r in ds.select_columns(["image_id", "character", "script"]).to_list():
+        meta.setdefault(r["image_id"], r)
+    scripts, conf, right, abstained = [], [], [], []
+    for iid, d in decisions.items():
+        top = d["scored"][0][0] if d.get("scored") else ""
+        scripts.append(meta[iid]["script"])
+        conf.append(d["confidence"])
+        right.append(same_character(top, meta[iid]["character"]))
+        abstained.append(d["abstained"])
+    curves = curves_by_script(scripts, ["all"] * len(scripts), np.asarray(conf), np.asarray(right), threshold, ())
+    print(f"{run}: {len(decisions)} bench images; right = the bench's character (accuracy % of the most "
+          "confident share)")
+    print(format_table(curves, "all"))
+    for s in sorted(set(scripts)):
+        mask = np.asarray(scripts) == s
+        print(f"  {s}: abstained on {100 * np.asarray(abstained)[mask].mean():.1f}% of {mask.sum()} images")
+    components: dict = {}
+    for d in decisions.values():
+        components[d.get("component")] = components.get(d.get("component"), 0) + 1
+    print("  decided by:", json.dumps(components, ensure_ascii=False))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bench", default=str(REPO / "out" / "jiezi-bench"))
+    ap.add_argument("--gallery", default=None)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/jiezi/retrieval)")
+    ap.add_argument("--skip-run", action="store_true", help="no full `jiezi eval` runs")
+    ap.add_argument("--width", action="store_true", help="recogniser line width comparison")
+    ap.add_argument("--components", action="store_true", help="connected components of glyphs and noise")
+    ap.add_argument("--fusion", action="store_true", help="candidate model: gradient boosting vs logistic")
+    ap.add_argument("--risk-coverage", type=Path, default=None, metavar="RUN", help="risk-coverage of an eval folder")
+    ap.add_argument("--sources", type=Path, default=Path(os.environ.get("JIEZI_SOURCES", REPO.parent / "shared" / "sources")))
+    args = ap.parse_args()
+    _pin(args.cores)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    if args.width:
+        widths(args.sources)
+        return
+    if args.risk_coverage:
+        risk_coverage(args.risk_coverage, args.bench)
+        return
+    from harness.bench import default_gallery
+
+    gallery = args.gallery or default_gallery(args.bench)
+    if args.components:
+        components(args.bench, gallery)
+        return
+    if args.fusion:
+        fusion_models(gallery, args.cache_dir)
+        return
+    reader_speed(args.bench, args.cores)
+    fused_speed(args.bench, gallery, args.cache_dir)
+    if not args.skip_run:
+        full_runs(args.bench, args.gallery, args.cache_dir, args.cores)
+
+
+if __name__ == "__main__":
+    main()

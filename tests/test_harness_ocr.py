@@ -1,0 +1,188 @@
+"""PP-OCR (the rapidocr wheel's PP-OCRv6 recogniser) as a glyph reader, the ``ocr`` backend
+and the fused OCR + retrieval baseline, on glyphs rendered from installed fonts."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from harness.backends import ModelSpecError, parse_model_spec
+from harness.ocr import GlyphReader, OCRUnavailable, model_files, single_char_ctc
+from harness.run import EvalOptions, evaluate
+from harness_fixtures import BENCH_FONT, FACTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
+
+COMMON = "江河林明休好木本日月"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return GlyphReader(use_detector=False)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hub-ocr")
+    bench, data = build_hub_folders(root)
+    return {"bench": bench, "dataset": data, "cache": root / "cache"}
+
+
+def _img(ch, font=BENCH_FONT):
+    return Image.open(io.BytesIO(render_glyph(ch, font)))
+
+
+def _noise(seed=0, size=128):
+    return Image.fromarray((np.random.default_rng(seed).random((size, size)) * 255).astype(np.uint8))
+
+
+# --------------------------------------------------------------------------- the reader
+def test_model_files_come_from_the_installed_wheel():
+    rec, det = model_files()
+    assert rec.name == "PP-OCRv6_rec_small.onnx" and det.name == "PP-OCRv6_det_small.onnx"
+    assert "rapidocr" in rec.parts and rec.stat().st_size > 1_000_000
+    with pytest.raises(ValueError, match="unknown OCR model"):
+        model_files("ppocr-v99")
+
+
+def test_reads_font_renderings_of_common_characters(reader):
+    images = [_img(c) for c in COMMON]
+    readings = reader.read(images)
+    assert [r.top[0] for r in readings] == list(COMMON)
+    assert all(r.text == c for r, c in zip(readings, COMMON))
+    assert min(r.top[1] for r in readings) > 0.5
+    # light ink on a dark ground (a rubbing) and a small image are read the same way
+    inverted = Image.eval(_img("林").convert("L"), lambda v: 255 - v)
+    small = _img("明").resize((40, 40))
+    assert [r.top[0] for r in reader.read([inverted, small])] == ["林", "明"]
+
+
+def test_noise_and_blank_images_get_no_confident_reading(reader):
+    blank = Image.new("L", (100, 100), 255)
+    for r in reader.read([_noise(0), _noise(1), blank]):
+        assert r.top[1] < 0.5
+
+
+def test_single_char_ctc_is_the_sum_over_alignments():
+    rng = np.random.default_rng(3)
+    steps, classes = 4, 4
+    probs = rng.random((2, steps, classes)).astype(np.float32)
+    probs /= probs.sum(2, keepdims=True)
+    got = single_char_ctc(probs)
+    for n in range(2):
+        want = np.zeros(classes)
+        for path in itertools.product(range(classes), repeat=steps):
+            # collapse repeats, drop blanks (class 0): the paths that read exactly one label
+            collapsed = [k for i, k in enumerate(path) if k != 0 and (i == 0 or path[i - 1] != k)]
+            if len(collapsed) == 1:
+                want[collapsed[0]] += np.prod([probs[n, t, k] for t, k in enumerate(path)])
+        np.testing.assert_allclose(got[n], want, rtol=1e-5, atol=1e-7)
+
+
+def test_closed_vocabulary_ranks_only_its_candidates(reader):
+    vocab = ["江", "河", "林", "\U000f0000"]  # the last one is outside the recogniser's dictionary
+    known, ids = reader.vocabulary(vocab)
+    assert known == ["江", "河", "林"] and len(ids) == 3
+    r = reader.read([_img("河")], closed=vocab)[0]
+    assert {c for c, _ in r.closed} <= set(known)
+    assert r.closed[0][0] == "河"
+    assert abs(sum(p for _, p in r.closed) - 1.0) < 1e-5
+    # a glyph outside the closed list is forced onto one of its candidates
+    r = reader.read([_img("明")], closed=["江", "河"])[0]
+    assert r.closed[0][0] in ("江", "河") and r.top[0] == "明"
+
+
+def test_nothing_is_downloaded(monkeypatch):
+    from rapidocr.utils import download_file
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rapidocr tried to download a file")
+
+    monkeypatch.setattr(download_file.DownloadFile, "run", staticmethod(refuse))
+    r = GlyphReader(use_detector=True)
+    # a small glyph on a wide background: the whole-image reading is tried, then the detector
+    photo = Image.new("L", (640, 480), 250)
+    ImageDraw.Draw(photo).text((300, 220), "江", font=ImageFont.truetype(BENCH_FONT[0], 60), fill=0, anchor="mm")
+    got = r.read([photo])[0]
+    assert got.top[0] == "江"
+    assert r._det is not None or got.top[1] >= r.detector_below
+
+
+def test_missing_package_is_a_clear_error(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "rapidocr" else real(name, *a))
+    with pytest.raises(OCRUnavailable, match="pip install rapidocr"):
+        model_files()
+
+
+# ----------------------------------------------------------------------- the backends
+def test_model_specs():
+    assert str(parse_model_spec("ocr")) == "ocr:ppocr-v6"
+    assert str(parse_model_spec("ocr:ppocr-v6/closed")) == "ocr:ppocr-v6/closed"
+    assert str(parse_model_spec("fused")) == "fused:ppocr-v6"
+    for bad in ("ocr:tesseract", "ocr:ppocr-v6/open", "fused:x"):
+        with pytest.raises(ModelSpecError, match="expected"):
+            parse_model_spec(bad)
+
+
+def _run(hub, tmp_path, model):
+    return evaluate(EvalOptions(model=model, bench=str(hub["bench"]), output=tmp_path / model.replace(":", "_").replace("/", "_"),
+                                progress=False, bertscore=False, cache_dir=hub["cache"]))
+
+
+def _predictions(res, out):
+    return {json.loads(x)["id"]: json.loads(x) for x in (out / "predictions.jsonl").read_text("utf-8").splitlines()}
+
+
+def test_ocr_backend_reads_every_bench_glyph_and_knows_no_script(hub, tmp_path):
+    res = _run(hub, tmp_path, "ocr")
+    out = tmp_path / "ocr"
+    preds = _predictions(res, out)
+    assert res["scores"]["CHAR"] == 100.0  # unseen characters (森, 仲) included: OCR needs no gallery image
+    assert all(p["output"] == "" for i, p in preds.items() if i.endswith("::SCRC"))
+    # the other levels come from the decided character's records; an unseen character has none
+    strc = {i: p["output"] for i, p in preds.items() if i.endswith("::STRC")}
+    assert sum(1 for v in strc.values() if v) == len(FACTS) - len(UNSEEN_CHARACTERS)
+    assert res["model"]["ocr"]["recogniser"] == "PP-OCRv6_rec_small.onnx"
+    closed = _run(hub, tmp_path, "ocr:ppocr-v6/closed")
+    assert closed["scores"]["CHAR"] < 100.0  # the unseen characters are outside the closed vocabulary
+
+
+def test_fused_backend_records_which_component_decided(hub, tmp_path):
+    res = _run(hub, tmp_path, "fused")
+    out = tmp_path / "fused"
+    retrieval = _run(hub, tmp_path, "retrieval")
+    assert res["scores"]["CHAR"] >= retrieval["scores"]["CHAR"]
+    assert res["scores"]["CHAR"] >= 90.0 and res["scores"]["SCRC"] >= 80.0
+    decisions = json.loads((out / "decisions.json").read_text("utf-8"))
+    assert len(decisions) == len(FACTS)
+    assert {d["component"] for d in decisions.values()} <= {"both", "ocr", "retrieval", "fusion"}
+    by_char = {d["character"]: d for d in decisions.values() if d["character"]}
+    for ch in UNSEEN_CHARACTERS:  # only OCR can name a character the gallery lacks
+        assert by_char[ch]["component"] in ("ocr", "fusion")
+    assert by_char["江"]["component"] == "both"
+    for d in decisions.values():
+        assert {"confidence", "ocr", "retrieval_candidates", "scored"} <= set(d)
+    counts = res["model"]["decisions"]["by_component"]
+    assert sum(counts.values()) == len(FACTS)
+
+
+def test_fused_baseline_abstains_on_noise(hub):
+    from harness.fusion import build_fused
+
+    fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False)
+    g = fb.gallery
+    images = [_noise(5), _noise(6), _img("河")]
+    queries = g.embedder.embed(images)
+    sims, idx = g.search(queries, fb.retrieval.settings.k)
+    readings = fb.read(images)
+    noise = [fb.decide(queries[j], sims[j], idx[j], readings[j]) for j in (0, 1)]
+    assert all(d.abstained and d.character is None for d in noise)
+    he = fb.decide(queries[2], sims[2], idx[2], readings[2])
+    assert not he.abstained and he.character == "河" and he.script == "楷书"
+    assert fb.answer(he, "STRC").startswith("⿰") and fb.answer(noise[0], "STRC") == ""
