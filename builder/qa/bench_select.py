@@ -149,6 +149,7 @@ class BenchPlan:
     reserved_characters: set[str] = field(default_factory=set)
     stats: dict = field(default_factory=dict)
     review: list[dict] = field(default_factory=list)
+    held_out: set[tuple[str, str]] = field(default_factory=set)
 
     def to_json(self) -> dict:
         """JSON-ready form (``bench_plan.json``)."""

@@ -307,6 +307,8 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
                 "unseen_character": b.unseen_character, "unseen_glyph": b.unseen_glyph,
                 "unseen_components": [], **d,
             })
+    plan.held_out = held_out(rows, records, seed)  # the unseen-component split (issue 20)
+    plan.stats["held_out_components"] = len(plan.held_out)
     return plan, rows, early
 
 
@@ -561,10 +563,8 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
 
     qa_counts: Counter = Counter()
     plan, bench_rows, early = _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts)
-    held = held_out(bench_rows, records, seed)  # the unseen-component split (issue 20)
-    plan.stats["held_out_components"] = len(held)
     ds = _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress,
-                       qa_dir / "dataset.jsonl.tmp", qa_counts, held)
+                       qa_dir / "dataset.jsonl.tmp", qa_counts, plan.held_out)
     os.replace(qa_dir / "dataset.jsonl.tmp", qa_dir / "dataset.jsonl")
     leakage, bench_comp = _leakage(qa_dir, plan, bench_rows, ds)
     leakage.update(bench_mod.source_tracing_leakage(
