@@ -361,3 +361,14 @@ def test_baseline_results_read_per_script_scores(tmp_path):
     got = baseline_results(tmp_path)["retrieval"]
     assert got["overall"] == {"CHAR": 50.0, "SCRC": 100.0}
     assert got["by_script"]["金文"] == {"CHAR": 0.0, "SCRC": 100.0}
+
+
+def test_the_tally_counts_labels_a_reference_also_accepts():
+    """A FORC row that accepts plain 形声 beside 形声+会意 (亦声 from Duan alone, issue 21)
+    counts for a constant 形声 answer: the selection balances what the scorer will score."""
+    rec = GlyphRecord(id="x_篆书", character="x", script="篆书")
+    img = _img("x", 0, "tracing", "篆书", "commons-ancient")
+    tally = bs.Tally()
+    for forc, also in (("形声", ()), ("形声+会意", ("形声",)), ("会意", ())):
+        tally.add(bs.Candidate(rec, img, "篆书", None, forc, None, 1.0, 3, {"FORC": also}))
+    assert tally.majority()["FORC"] == {"label": "形声", "score": 66.7, "questions": 3}

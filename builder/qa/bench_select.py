@@ -177,6 +177,9 @@ class Candidate:
     come: tuple[str, ...] | None
     richness: float
     kinds: int = 0
+    # other labels the reference accepts (answer_struct "accepted"): a constant answer of
+    # one of them scores on this row too (STRC, FORC)
+    also: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...] | None]:
@@ -192,21 +195,31 @@ def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...
     return scrc, strc, forc, come
 
 
+def accepted_of(facts: Facts) -> dict[str, tuple[str, ...]]:
+    """The further STRC and FORC labels the rows of ``facts`` accept (FORC label sets
+    joined by "+"), as :func:`builder.qa.compose.make_qa` writes ``answer_struct["accepted"]``."""
+    acc = getattr(facts, "accepted", {}) or {}
+    return {"STRC": tuple(acc.get("STRC", ())), "FORC": tuple("+".join(x) for x in acc.get("FORC", ()))}
+
+
 class Tally:
-    """Running label counts of a selection, for the stratified choice and the stats."""
+    """Running label counts of a selection, for the stratified choice and the stats.
+    ``counts``: each question's reference label; ``also``: the further labels a question
+    accepts (a constant answer of one scores there too)."""
 
     def __init__(self) -> None:
         self.counts: dict[str, Counter] = {k: Counter() for k in ("SCRC", "STRC", "FORC")}
+        self.also: dict[str, Counter] = {k: Counter() for k in ("STRC", "FORC")}
         self.come_share: Counter = Counter()  # label -> sum over questions of its share
         self.come_questions = 0
 
     def add(self, c: Candidate) -> None:
         """Count one candidate's labels."""
         self.counts["SCRC"][c.scrc] += 1
-        if c.strc is not None:
-            self.counts["STRC"][c.strc] += 1
-        if c.forc is not None:
-            self.counts["FORC"][c.forc] += 1
+        for k, lab in (("STRC", c.strc), ("FORC", c.forc)):
+            if lab is not None:
+                self.counts[k][lab] += 1
+                self.also[k].update(x for x in set(c.also.get(k, ())) if x != lab)
         if c.come:
             self.come_questions += 1
             for label, n in Counter(c.come).items():
@@ -218,7 +231,9 @@ class Tally:
         out = {}
         for k, c in self.counts.items():
             if c:
-                label, n = c.most_common(1)[0]
+                also = self.also.get(k, Counter())
+                label = max(set(c) | set(also), key=lambda x: (c[x] + also[x], c[x]))
+                n = c[label] + also[label]
                 out[k] = {"label": label, "score": round(100 * n / sum(c.values()), 1), "questions": sum(c.values())}
         if self.come_questions:
             label, v = self.come_share.most_common(1)[0]
@@ -257,7 +272,9 @@ class Tally:
             counts = self.counts[k]
             n = sum(counts.values()) + (lab is not None)
             if n >= CAP_MIN_QUESTIONS and lab is not None:
-                top = max(counts[lab] + 1, max(counts.values(), default=0))
+                also = self.also.get(k, Counter())
+                mine = {lab} | set(c.also.get(k, ()) if k != "SCRC" else ())
+                top = max((counts[x] + also[x] + (x in mine) for x in set(counts) | set(also) | mine), default=0)
                 over += max(0.0, top / n - SELECTION_CAPS[k])
         if self.come_questions + bool(c.come) >= CAP_MIN_QUESTIONS:
             over += max(0.0, self._come_major_with(c) - SELECTION_CAPS["COME"])
@@ -308,7 +325,7 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
             continue
 
         def cand(im: GlyphImage) -> Candidate:
-            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts))
+            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts), accepted_of(facts))
 
         scans = [im for im in images if im.style == "scan"]
         traced = [im for im in images if im.style == "tracing"]
