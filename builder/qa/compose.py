@@ -207,11 +207,17 @@ def _duan_confirms(record: GlyphRecord, gloss: str, index: EvidenceIndex) -> Pro
         src, _, entry_id = key.partition(":")
         if src not in ("shuowen", "duan"):
             continue
-        for quote in index.shuowen_entry(entry_id).get("duan", []):
-            quote = quote.split("\t", 1)[0]
+        for line in index.shuowen_entry(entry_id).get("duan", []):
+            quote, _, note = line.partition("\t")
             if head in quote:
+                if DUAN_EMENDS.search(note):
+                    return None  # he quotes the gloss to correct it (羌 「其實非也」, 鰋 鮀 for 鮎)
                 return Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.orim.duan_confirms")
     return None
+
+
+# Words with which 段玉裁's note on a quoted gloss rejects or emends it: no confirmation then.
+DUAN_EMENDS = re.compile(r"非也|當作|當爲|當云|之誤|之譌|譌|訛|淺人|妄[改增刪]|衍文|誤[也矣]")
 
 
 def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[str | None, str | None, list[Provenance]]:
@@ -293,12 +299,15 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
         elif form == "会意" and others:
             zh = f"「{name}」{alias}表意，与{'、'.join(f'「{o}」' for o in others)}会合成义"
             en = f"{name} carries meaning and combines with {', '.join(others)} to form the sense"
-        elif form == "象形" and not others:
-            zh = f"「{name}」为独体象形，整体象其所指之物"
-            en = f"{name} is a single pictograph depicting what the word names"
-        elif form == "指事" and not others:
-            zh = f"「{name}」为独体指事字，以点画标示其义"
-            en = f"{name} is a single indicative character, marking its sense with strokes"
+        elif form in ("象形", "指事") and not others:
+            # what the single graph draws, in Shuowen's words (「象人之形」); a bare 「象形」
+            # says nothing of it, and a generic sentence would be filler (issue 20 review)
+            span = _depiction_span(facts.formation[1] if facts.formation else [], index)
+            if span is None:
+                return None
+            kind_zh = "独体象形" if form == "象形" else "独体指事"
+            zh = f"「{name}」为{kind_zh}，所象即《说文》所释：「{span}」"
+            en = f"{name} is a single {'pictograph' if form == '象形' else 'indicative graph'} of what Shuowen glosses: {span}"
         elif form == "指事":
             zh = f"「{name}」为指事字的构件，以形表意"
             en = f"{name} is part of an indicative character, showing the sense by its shape"
@@ -314,6 +323,22 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
         return None
     return zh, en, [Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.comi.by_function")
                     for p in provs]
+
+
+def _depiction_span(provs: list[Provenance], index: EvidenceIndex) -> str | None:
+    """What a single graph draws, in Shuowen's words: the span that says it (「象人之形」),
+    else the gloss that precedes its bare 「象形」 / 「指事」 (月: 「闕也。大陰之精」); None
+    when Shuowen gives neither."""
+    for p in provs:
+        if p.source != "shuowen":
+            continue
+        if "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事"):
+            return p.span
+        text = index.shuowen_entry(p.entry_id).get("explanation", "")
+        gloss = text.split(p.span, 1)[0].strip("。，； ") if p.span and p.span in text else ""
+        if gloss and "从" not in gloss:
+            return gloss
+    return None
 
 
 def _self_gloss(value: str, record: GlyphRecord) -> bool:
@@ -480,6 +505,15 @@ def _yisheng_from_duan_only(provs: list[Provenance]) -> bool:
     return says == {"duan"}
 
 
+def _shuowen_class(provs: list[Provenance]) -> str | None:
+    """The class Shuowen's own span gives (its rule: ``shuowen.formation.huiyi...`` 会意,
+    ``...sheng...`` 形声), None when Shuowen is not among ``provs``."""
+    for p in provs:
+        if p.source == "shuowen" and p.rule.startswith("shuowen.formation"):
+            return "会意" if "huiyi" in p.rule else "形声" if "sheng" in p.rule else None
+    return None
+
+
 def _formation_accepted(c: _FactsCtx, f: Facts) -> None:
     """FORC whose 亦声 rests on Duan alone: plain 形声 is accepted beside 形声+会意; a
     profile that may not use Duan (JieZi-Dataset) states plain 形声."""
@@ -489,7 +523,9 @@ def _formation_accepted(c: _FactsCtx, f: Facts) -> None:
     if not (form.yisheng and c.record.formation and _yisheng_from_duan_only(c.record.formation.provenance)):
         return
     if "duan" in {p.source for p in provs}:
-        f.accepted["FORC"] = [["形声"]]
+        # Shuowen's own class is the plain 形声 of 「从貝反聲」, or 会意 where it lists the
+        # parts without 聲 (說 「从言、兌」, Duan 兑亦聲): both answers are Shuowen's or Duan's
+        f.accepted["FORC"] = [["会意"]] if _shuowen_class(provs) == "会意" else [["形声"]]
     else:
         f.formation = (Formation(label=form.label, yisheng=False), provs)
 
@@ -753,13 +789,22 @@ def _orim_sound_gloss(c: _FactsCtx, f: Facts) -> None:
     f.orim = (rest, f"Shuowen gloss: {rest}", provs, kind)
 
 
+# Statement rules that say no change: the seal's analysis, a stage attested, a part kept.
+# A narrative of these alone ("小篆作X，《说文》析为…；今字形沿用了X") tells nothing of an
+# evolution (the independent review of issue 20 counted it a defect): no EVOI is asked.
+NO_CHANGE_RULES = ("evolution.seal_analysis", "evolution.retention", "evolution.attested")
+NO_CHANGE_REASON = "evoi:no-change-stated"
+
+
 def _evoi_facts(c: _FactsCtx, f: Facts, evo: Evolution) -> None:
-    """EVOI and the dataset-only / bench-only kinds."""
-    min_statements = 2 if c.strict else 1
-    if len(evo.statements) >= min_statements:
+    """EVOI (two statements at least, one of them a change: :data:`NO_CHANGE_RULES`) and
+    the dataset-only / bench-only kinds."""
+    # a kept part the modern form writes in another shape (「水」写作「氵」) is a change
+    changes = [s for s in evo.statements if not s.rule.startswith(NO_CHANGE_RULES) or "写作" in s.zh]
+    if len(evo.statements) >= 2 and changes:
         f.evolution = evo
     else:
-        f.missing["EVOI"] = "no-evolution-evidence"
+        f.missing["EVOI"] = NO_CHANGE_REASON if evo.statements else "no-evolution-evidence"
     if f.evolution is None or f.orim is None or not (f.structure or f.components):
         f.missing["EXEGESIS"] = "incomplete-levels"
     if c.strict:
@@ -768,6 +813,20 @@ def _evoi_facts(c: _FactsCtx, f: Facts, evo: Evolution) -> None:
             f.missing.setdefault(k, "dataset-only")
     else:
         f.missing.setdefault("COMP_ASPECT", "bench-only")
+
+
+SEAL_VARIANT_REASON = "seal-form:drawing-of-a-variant"
+
+
+def _seal_variant(c: _FactsCtx, f: Facts) -> None:
+    """A 篆书 record whose form is another head (雰 is Shuowen's 或體 of 氛, 㔳 its 古文 of
+    簋): the drawing may show the variant while the analysis, layout and gloss are the
+    head's, so no L2 or ORIM question is asked of it (the image is not bench-eligible)."""
+    if c.form != "seal" or not c.record.form or c.record.form == c.record.character:
+        return
+    for k in L2_KINDS + ("ORIM", "EXEGESIS"):
+        f.missing[k] = SEAL_VARIANT_REASON
+    f.structure, f.formation, f.components, f.orim = None, None, [], None
 
 
 def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
@@ -801,6 +860,7 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     _component_missing(f, comps)
     _orim_facts(c, f)
     _evoi_facts(c, f, evo)
+    _seal_variant(c, f)
     f.ids_regions = _ids_regions(record)
     sw_raw = sum(len(t) for k, t in record.raw.items() if k.startswith("shuowen:"))
     f.richness = (min(sw_raw, 2000) / 200 + 2 * len(record.variants) + 3 * len(evo.statements)
@@ -916,8 +976,11 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
         struct = {"formation": form.label_set(), "yisheng": form.yisheng}
         if "FORC" in facts.accepted:
             struct["accepted"] = facts.accepted["FORC"]
-            zh += "；此亦声之说出自段注，《说文》作形声"
-            en += "; the 亦声 reading is Duan's, Shuowen has a plain phono-semantic compound"
+            sw = facts.accepted["FORC"][0][0]
+            span = next((p.span for p in provs if p.source == "shuowen" and p.rule.startswith("shuowen.formation")), "")
+            zh += f"；此亦声之说出自段注，《说文》作{sw}" + (f"（「{span}」）" if span else "")
+            en += (f"; the 亦声 reading is Duan's, Shuowen's analysis is "
+                   f"{'an ideographic compound' if sw == '会意' else 'a plain phono-semantic compound'}")
         return qa(zh, en, struct, _prov("formation", provs), ["formation"])
     if kind in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
         fn = kind in ("COMF", "COMP_FULL", "COMP_ASPECT")
@@ -1064,7 +1127,8 @@ def bench_eligible(facts: Facts) -> bool:
         return True
     if facts.script in SEAL_FORM_SCRIPTS:
         return any(k not in facts.missing for k in SEAL_L2_KINDS)
-    return all(k not in facts.missing for k in BENCH_REQUIRED)
+    # a narrative that states no change drops the EVOI question, not the image
+    return all(k not in facts.missing for k in BENCH_REQUIRED if k != "EVOI")
 
 
 def bench_kinds(facts: Facts) -> int:

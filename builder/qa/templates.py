@@ -174,8 +174,8 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
          "Trace how the form of this character evolved."),
         ("该字在历代字形中经历了怎样的变化？",
          "How did this character's form change across the historical scripts?"),
-        ("请结合古文字材料，说明该字的形体演变。",
-         "Using the paleographic evidence, describe the evolution of this character's form."),
+        ("据《说文》、段注等字书所载，说明该字的形体沿革。",
+         "From what the dictionaries (Shuowen, Duan's notes) record, describe how this character's form changed."),
     ],
     # {parts} / {parts_en}: the L2 sections the answer holds (structure, components,
     # formation), so a question never asks for what its answer does not give (issue 21)
@@ -207,6 +207,19 @@ EXEGESIS_SECTIONS_EN = ("Headword and script", "Structure and components", "Form
 UNNAMED_SCRIPT_KINDS = frozenset({"CHAR", "SCRC", "EXEGESIS"})
 
 
+# EVOI of an oracle-bone, bronze or Warring States image: no source here describes that
+# form, so the question asks for what the dictionaries record (the seal and later forms),
+# not for a reading of the pictured early form (issue 20 review).
+EVOI_DOCUMENTED: list[tuple[str, str]] = [
+    ("据字书所载，简述该字自小篆以来的形体沿革。",
+     "From what the dictionaries record, outline how this character's form changed from the small seal on."),
+    ("据《说文》、段注等字书，说明该字小篆以后的形体演变。",
+     "From Shuowen, Duan's notes and other dictionaries, describe how the form of this character changed after the small seal."),
+    ("请依据字书记载，梳理该字有文献可考的形体演变。",
+     "Following the dictionaries, trace the documented evolution of this character's form."),
+]
+
+
 def question(kind: str, index: int, script: str | None = None, *, attributed: bool = True,
              parts: tuple[str, ...] | None = None) -> tuple[str, str]:
     """The (Chinese, English) question of ``kind`` phrasing ``index`` (modulo the number of
@@ -219,6 +232,8 @@ def question(kind: str, index: int, script: str | None = None, *, attributed: bo
     all three); the question names only those. Raises ``KeyError`` for an unknown kind,
     script or part."""
     phrasings = ORIM_UNATTRIBUTED if kind == "ORIM" and not attributed else TEMPLATES[kind]
+    if kind == "EVOI" and script in labels.EARLY_FORM_SCRIPTS:
+        phrasings = EVOI_DOCUMENTED
     zh, en = phrasings[index % len(phrasings)]
     if kind == "EXEGESIS":
         zh, en = _exegesis_parts(zh, en, parts if parts is not None else EXEGESIS_PARTS)
