@@ -125,9 +125,11 @@ def _unihan_linked(a: str, b: str, links: dict[str, set[str]]) -> bool:
     return b in links.get(a, set()) or a in links.get(b, set())
 
 
-def drawings(sources_dir: Path, links: dict[str, set[str]], skipped: SkipLog) -> list[Drawing]:
+def drawings(sources_dir: Path, links: dict[str, set[str]], skipped: SkipLog,
+             wanted: set[str] | None = None) -> list[Drawing]:
     """The catalog's rows as :class:`Drawing` s, in catalog order. ``links``: character ->
-    its Unihan variants (traditional, simplified, semantic, Z). A row with an unknown
+    its Unihan variants (traditional, simplified, semantic, Z); ``wanted``: only rows whose
+    catalog or title character is one of these (default all). A row with an unknown
     period or licence, or whose title names an unlinked other character, is logged and
     left out. Raises :class:`GlyphSourceError` when the catalog is missing or malformed."""
     path = source_file(sources_dir, f"{NAME}/glyph_catalog.json")
@@ -137,6 +139,8 @@ def drawings(sources_dir: Path, links: dict[str, set[str]], skipped: SkipLog) ->
         raise GlyphSourceError(f"source {NAME!r}: {path} is not valid JSON: {exc}") from exc
     out = []
     for i, row in enumerate(rows):
+        if wanted is not None and not ({row.get("character"), title_character(row.get("sourceNumber") or "")} & wanted):
+            continue
         d = _drawing(i, row, links, skipped)
         if d is not None:
             out.append(d)
@@ -192,7 +196,7 @@ def plan(request: Request, plan: Plan, skipped: SkipLog) -> None:
     when the catalog is missing."""
     wanted = set(request.characters)
     have = svg_titles()
-    for d in drawings(request.sources_dir, unihan_links(request.sources_dir), skipped):
+    for d in drawings(request.sources_dir, unihan_links(request.sources_dir), skipped, wanted):
         if d.character not in wanted:
             continue
         verdict = audit_verdict(d.title)
