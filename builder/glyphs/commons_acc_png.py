@@ -170,6 +170,8 @@ def _drawing(i: int, row: dict, links: dict[str, set[str]], skipped: SkipLog) ->
                         f"links no variant between them", field="character", kind="glyph-title-mismatch")
             return None
         check, label = "variant", named  # the drawing is the title's character
+    if title_series(title) == "ancient":
+        script = "战国文字"  # Shuowen's 古文 (墉-ancient draws 𩫖), not the small seal: 古文 are Warring States forms
     return Drawing(row["asset"], label, ch, script, title, title_series(title),
                    (row.get("notes") or "").split(" · ")[0], licence, check)
 

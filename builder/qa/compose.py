@@ -306,8 +306,8 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
             if span is None:
                 return None
             kind_zh = "独体象形" if form == "象形" else "独体指事"
-            zh = f"「{name}」为{kind_zh}，所象即《说文》所释：「{span}」"
-            en = f"{name} is a single {'pictograph' if form == '象形' else 'indicative graph'} of what Shuowen glosses: {span}"
+            zh = f"「{name}」为{kind_zh}，《说文》：「{span}」"
+            en = f"{name} is a single {'pictograph' if form == '象形' else 'indicative graph'}; Shuowen: {span}"
         elif form == "指事":
             zh = f"「{name}」为指事字的构件，以形表意"
             en = f"{name} is part of an indicative character, showing the sense by its shape"
@@ -326,18 +326,12 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
 
 
 def _depiction_span(provs: list[Provenance], index: EvidenceIndex) -> str | None:
-    """What a single graph draws, in Shuowen's words: the span that says it (「象人之形」),
-    else the gloss that precedes its bare 「象形」 / 「指事」 (月: 「闕也。大陰之精」); None
-    when Shuowen gives neither."""
+    """What a single graph draws, in Shuowen's words: the span that says it (「象人之形」);
+    None when Shuowen says only 「象形」 / 「指事」 (its gloss is a definition, not a
+    description of the graph: 手 「拳也」 would misdescribe an open hand)."""
     for p in provs:
-        if p.source != "shuowen":
-            continue
-        if "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事"):
+        if p.source == "shuowen" and "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事"):
             return p.span
-        text = index.shuowen_entry(p.entry_id).get("explanation", "")
-        gloss = text.split(p.span, 1)[0].strip("。，； ") if p.span and p.span in text else ""
-        if gloss and "从" not in gloss:
-            return gloss
     return None
 
 

@@ -128,7 +128,9 @@ def read_gloss(text: str) -> tuple[Found | None, list[Found]]:
             # (馬: 怒也。武也) is kept whole, since cutting only the last 也 would leave a
             # broken quotation (怒也。武).
             value = span[:-1] if len(gl) == 1 and span.endswith("也") and len(span) > 1 else span
-            gloss = Found(value.strip("，"), span, "shuowen.gloss")
+            # 「闕」 is Xu's mark for a gloss he did not know (䣸), not a meaning
+            if value.strip("，。 ") != "闕":
+                gloss = Found(value.strip("，"), span, "shuowen.gloss")
     senses = []
     for s in rest:
         if s.startswith("一曰") and len(s) > 2:
