@@ -20,9 +20,6 @@ character); below the threshold it abstains.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +27,7 @@ import numpy as np
 from harness.abstention import curves_by_script, fit_logistic
 from harness.fusion import FUSION_VERSION, FusedDecision, FusionModel, visible_reading, variant_forms
 from harness.ocr import GlyphReader, Reading
-from harness.retrieval import CALIBRATION_PER_SCRIPT, RetrievalBaseline, calibration_rows, held_out_mask
+from harness.retrieval import CALIBRATION_PER_SCRIPT, RetrievalBaseline, cached_fit, calibration_rows, held_out_mask
 from metrics.acce import labels
 
 OCR_FEATURES = ("probability", "margin")
@@ -169,18 +166,8 @@ def load_or_fit_ocr_calibration(ob: OCRBaseline, cache_dir: Path | None = None,
     mode = "closed" if ob.closed else "open"
     path = Path(cache_dir or g.cache_dir) / (f"ocr-calibration-{g.fingerprint[:20]}-{ob.reader.name}-{mode}-"
                                              f"n{per_script}-v{FUSION_VERSION}.json")
-    if path.exists():
-        try:
-            return FusionModel.from_dict(json.loads(path.read_text("utf-8")), OCR_FEATURES)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # a damaged or older file is refitted
-    model = fit_ocr_calibration(ob, per_script=per_script)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(model.to_dict(), fh, ensure_ascii=False, indent=1)
-    os.replace(tmp, path)
-    return model
+    return cached_fit(path, lambda d: FusionModel.from_dict(d, OCR_FEATURES),
+                      lambda: fit_ocr_calibration(ob, per_script=per_script))
 
 
 def build_ocr_baseline(gallery_source, settings=None, *, reader: GlyphReader | None = None, closed: bool = False,

@@ -677,18 +677,25 @@ def load_or_fit_calibration(baseline: "RetrievalBaseline", cache_dir: Path | Non
     s, g = baseline.settings, baseline.gallery
     path = Path(cache_dir or g.cache_dir) / (f"calibration-{g.fingerprint[:20]}-{g.embedder.name}-k{s.k}-"
                                              f"T{s.temperature:g}-n{per_script}-v{CALIBRATION_VERSION}.json")
+    return cached_fit(path, Calibration.from_dict, lambda: fit_calibration(baseline, per_script=per_script))
+
+
+def cached_fit(path: Path, load, fit):
+    """The model stored as JSON at ``path`` (``load(dict)``), else ``fit()`` written there
+    atomically (its ``to_dict()``); a damaged or older file is refitted. ``path``'s name
+    must key everything the model depends on."""
     if path.exists():
         try:
-            return Calibration.from_dict(json.loads(path.read_text("utf-8")))
+            return load(json.loads(path.read_text("utf-8")))
         except (OSError, ValueError, KeyError, TypeError):
             pass  # a damaged or older file is refitted
-    cal = fit_calibration(baseline, per_script=per_script)
+    model = fit()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(cal.to_dict(), fh, ensure_ascii=False, indent=1)
+        json.dump(model.to_dict(), fh, ensure_ascii=False, indent=1)
     os.replace(tmp, path)
-    return cal
+    return model
 
 
 def build_baseline(gallery_source: str | Path, settings: RetrievalSettings | None = None, *,
