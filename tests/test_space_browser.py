@@ -187,9 +187,15 @@ def test_upload_a_transparent_glyph_and_read_four_levels(page, tmp_path):
     expect(result.locator("[data-subtask=STRC] .jz-idc").first).to_have_text("⿰")
     expect(result.locator("[data-subtask=STRC]")).to_contain_text("左右")
     expect(result.locator("[data-subtask=STRC] .jz-span .jz-idcl").first).to_have_text("左右")
-    for subtask in ("SCRC", "STRC", "COMR", "FORC"):
+    for subtask in ("SCRC", "STRC", "FORC"):
         expect(result.locator(f"[data-subtask={subtask}] .jz-err")).to_have_count(0)
-    expect(result.locator("[data-subtask=COMR] table.jz-comp")).to_be_visible()
+    # the components come from 江's own records or stay unanswered with the reason: the
+    # fixture's gallery may hold only 江's seal drawing, whose record (a bench character's)
+    # carries no Shuowen analysis; never a neighbour's components
+    comr = result.locator("[data-subtask=COMR]")
+    expect(comr.locator("table.jz-comp, .jz-err").first).to_be_visible()
+    if comr.locator(".jz-err").count():
+        expect(comr.locator(".jz-err")).to_contain_text("records of 江")
     # each fact lists its sources: source, entry, exact span
     assert result.locator("[data-subtask=STRC] .jz-src li").count() >= 1
     assert result.locator("[data-subtask=FORC] .jz-src li").count() >= 1
