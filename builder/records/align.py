@@ -150,6 +150,9 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
             if r.source == "duan":
                 out.setdefault("duan", []).append(Candidate(r, f"head:{heads[0]}"))
     merged = form in corpus.traditional.get(form, [])
+    # a character that is a Shuowen head itself (升 十龠也, 後 遲也) is analysed by its own entry,
+    # never by its partner's (昇 从日升聲, 后): the two are different words written alike today
+    own_head = any(r.source == "shuowen" and r.head is None for r in direct)
     for rel, other in corpus.equivalents(form):
         if rel == "traditional" and merged:
             # 复 is its own traditional form as well as the simplification of 復, 複 and 覆:
@@ -157,6 +160,8 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
             # 复 itself (its own Shuowen head is 𡕨 行故道也, not 復 往來也)
             continue
         for r in _sort_direct(corpus.readings.get(other, [])):
+            if own_head and r.source in ("shuowen", "duan"):
+                continue
             out.setdefault(r.source, []).append(Candidate(r, f"{rel}:{other}"))
     return out
 

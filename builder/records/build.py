@@ -583,10 +583,11 @@ def _write_outputs(out: Path, rdir: Path, n_chunks: int, images, fonts, skipped:
             "records_with_fidelity_flags": sum(1 for r in summaries if r["flags"]),
             "structurizer": getattr(opts.structurizer, "name", "rule") if opts.structurizer else "rule",
             "sources_dir": str(src_registry.resolve_sources_dir(opts.sources)),
-            "note": "甲骨文 images are the Oracle-MNIST scans and commons-ancient tracings; 金文 and a few 篆书 "
-                    "images are commons-ancient tracings (with augmented copies, style tracing-augmented); the "
-                    "other 篆书 images are LXGW Seal renderings (a modern seal-style font, not authoritative seal "
-                    "forms; its glyphs that draw the modern structure are style modern-seal-style-font under "
-                    "楷书); other script stages need user images.",
+            "note": "甲骨文 images are the Oracle-MNIST scans and Commons drawings; 篆书 (the Shuowen seal "
+                    "series), 金文 and 战国文字 images are Commons drawings (commons-ancient SVG tracings and "
+                    "commons-acc-png renders, each with augmented copies, style tracing-augmented); a few 篆书 "
+                    "images are LXGW Seal renderings (a modern seal-style font, not authoritative seal forms; its "
+                    "glyphs that draw the modern structure are style modern-seal-style-font under 楷书); 隶书 and "
+                    "草书 need user images.",
         },
     )
