@@ -230,7 +230,8 @@ def load_gallery(gallery: str | Path, config: str = GALLERY_CONFIG, split: str =
         ds = load_hub_layout(gallery, config, split)
     except Exception as exc:
         raise BenchError(f"cannot load the retrieval gallery {str(gallery)!r} config {config!r}: "
-                         f"{type(exc).__name__}: {exc}. Build it with `jiezi build` or pass --gallery") from exc
+                         f"{type(exc).__name__}: {exc}. Build it with `jiezi build`, or name another JieZi-Dataset folder or Hub id "
+                         f"(--gallery for `jiezi eval`, --dataset for `jiezi explain` and `jiezi space`)") from exc
     missing = [c for c in GALLERY_COLUMNS if c not in ds.column_names]
     if missing:
         raise BenchError(f"gallery {str(gallery)!r} lacks column(s) {missing}; it has {ds.column_names}")

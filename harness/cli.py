@@ -38,7 +38,8 @@ leaderboard_app = typer.Typer(help="JieZi-Bench leaderboard: submit predictions,
 
 
 def eval_command(
-    model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values())),
+    # the spec forms hold square brackets, which rich would read as markup tags in --help
+    model: str = typer.Option(..., "--model", help=" | ".join(b.spec_form for b in BACKENDS.values()).replace("[", "\\[")),
     bench: str = typer.Option(..., "--bench", help="JieZi-Bench folder (Hub layout) or Hub repo id."),
     output: Path = typer.Option(..., "--output", "-o", help="Run folder: predictions.jsonl, results.json, run.json."),
     revision: Optional[str] = typer.Option(None, "--revision",

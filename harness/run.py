@@ -454,8 +454,8 @@ def _run_warnings(records: dict, n_errors: dict, ids: list[str], previous: Path)
                         "of predictions.jsonl); they score 0. Rerun the same command to ask them again.")
     n_empty = sum(1 for r in records[0].values() if r and not r.get("error") and not (r.get("output") or "").strip())
     if n_empty:
-        warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (the retrieval baseline gives none "
-                        "when it abstains or the decided character's record lacks the field); they score 0")
+        warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (a baseline gives none when it "
+                        "abstains or the decided character's record lacks the field); they score 0")
     try:
         prev_rows = json.loads(previous.read_text("utf-8"))["bench"]["rows"] if previous.exists() else None
     except (ValueError, KeyError, TypeError):

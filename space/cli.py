@@ -8,6 +8,8 @@ abstention), one answer per image.
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Optional
 
@@ -68,6 +70,14 @@ def _explain_text(item: dict) -> str:
         for q, a in answers.items():
             lines.append(f"  {level} {q}: " + (a.replace(chr(10), " ") if a else "— " + item["unanswered"].get(q, "")))
     return "\n".join(lines)
+
+
+def _model_failed(item: dict) -> bool:
+    """Whether an explanation holds no answer at all and every level failed with the same
+    backend error (a server that cannot be reached), as opposed to a glyph not read."""
+    levels = [v for lv in (item.get("levels") or {}).values() for v in lv.values()]
+    reasons = set((item.get("unanswered") or {}).values())
+    return bool(reasons) and not any(levels) and len(reasons) == 1 and bool(re.match(r"^\w+(Error|Exception)\b", next(iter(reasons))))
 
 
 def register(app: typer.Typer) -> None:
@@ -157,10 +167,11 @@ def _register_explain(app: typer.Typer) -> None:
         except BackendUnavailable as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
-        failed = 0
+        failed = unreachable = 0
         for path in images:
             try:  # one guarded open per file (builder/imageio.py): pixel cap, empty, truncated, undecodable
                 item = explanation_json(str(path), explainer.explain(prepare(open_image(path))))
+                unreachable += _model_failed(item)
             except ImageRejected as exc:  # one bad image never stops the rest
                 failed += 1
                 item = {"image": str(path), "error": exc.reason}
@@ -168,5 +179,8 @@ def _register_explain(app: typer.Typer) -> None:
                 failed += 1
                 item = {"image": str(path), "error": f"{type(exc).__name__}: {exc}"}
             typer.echo(json.dumps(item, ensure_ascii=False) if as_json else _explain_text(item))
+        if unreachable:
+            typer.echo(f"error: the model answered none of {unreachable} image(s): {model} cannot be reached", err=True)
+            raise typer.Exit(2)
         if failed:
             raise typer.Exit(1)
