@@ -757,8 +757,13 @@ class _Ctx:
 
 def _context(record: GlyphRecord, index: EvidenceIndex, sources: frozenset[str]) -> _Ctx:
     trad = _trad_simp(record, "繁體", sources, index)
+    own_head, own_seal = _seal_analysis(index, record.character, sources)
+    if trad and own_seal and own_head == record.character:
+        # a Shuowen head of its own (升 十龠也, 後 遲也) is another word than its Unihan partner
+        # (昇, 后): its evolution is its own entry's, with no 繁体 -> 简化 step
+        trad = None
     base = trad[0] if trad else record.character  # Shuowen analyses the traditional form
-    head, seal = _seal_analysis(index, base, sources)
+    head, seal = (own_head, own_seal) if base == record.character else _seal_analysis(index, base, sources)
     modern = _char_modern(index, record)
     ctx = _Ctx(record=record, index=index, sources=sources,
                comps=[c for c in record.components if _sources_of(c.provenance) & sources],
