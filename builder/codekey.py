@@ -76,7 +76,8 @@ def imported_modules(entry: str, root: Path = ROOT) -> list[str]:
 @lru_cache(maxsize=None)
 def code_digest(*entries: str, root: Path = ROOT) -> str:
     """SHA-256 (hex, 64 characters) over the path and bytes of every project module that
-    any of ``entries`` imports, directly or not (a stage whose optional parts are passed in
+    any of ``entries`` imports, directly or not, and of the ``<module>.json`` data file beside
+    a module (the tracing audit's verdicts) (a stage whose optional parts are passed in
     as objects, e.g. the QA polisher, names their modules as further entries). Computed
     once per process: the key of the code this process runs, even if the files change on
     disk later. Raises ``ModuleNotFoundError`` for an entry outside the project."""
@@ -85,4 +86,7 @@ def code_digest(*entries: str, root: Path = ROOT) -> str:
     for mod in mods:
         path = module_file(mod, root)
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        data = path.with_suffix(".json")  # a module's data file of the same name is part of its code
+        if data.is_file():
+            h.update(data.relative_to(root).as_posix().encode() + b"\0" + data.read_bytes() + b"\0")
     return h.hexdigest()

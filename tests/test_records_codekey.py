@@ -140,3 +140,21 @@ def test_editing_an_imported_module_rebuilds_the_records_stage(sources_dir, tmp_
     # a label module of the metric folder the records stage reads: rebuilt again
     _append(root / "metrics" / "acce" / "aliases.py", "\n# edited\n")
     assert "starting over" in _build_records(root, out, sources_dir)
+
+
+def test_a_modules_json_data_file_is_part_of_the_code_key(tmp_path):
+    """The tracing audit's verdicts live in builder/glyphs/commons_acc_audit.json: editing
+    them must change the records stage's key like editing a module does (a copy of the
+    project's builder and metrics folders; code_digest is cached per root)."""
+    import shutil
+
+    from builder.codekey import ROOT, code_digest
+
+    for d in ("builder", "metrics"):
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    entry = "builder.glyphs.commons_acc_audit"
+    before = code_digest(entry, root=tmp_path)
+    data = tmp_path / "builder" / "glyphs" / "commons_acc_audit.json"
+    data.write_text(data.read_text("utf-8").replace('"ok"', '"doubtful: x"', 1), "utf-8")
+    code_digest.cache_clear()
+    assert code_digest(entry, root=tmp_path) != before
