@@ -17,7 +17,7 @@ Splits: ``test`` (every row of the config), ``unseen_characters`` and ``unseen_g
 (the rows flagged so). A small build can leave a split empty; ``datasets`` cannot read a
 split of 0 rows back (``as_dataset`` / ``load_dataset`` raise "corresponds to no data"),
 so ``jiezi publish`` leaves empty splits out of the Hub folder and its card, and the
-stage report warns about them. Columns: ARCHITECTURE.md "JieZi-Bench rows", plus ``question_en``
+stage report warns about them. Columns (``hub.rows``): ARCHITECTURE.md "JieZi-Bench rows", plus ``question_en``
 and ``answer_en`` (the English wording) and ``kind`` (the template kind).
 """
 
@@ -29,45 +29,11 @@ from pathlib import Path
 
 import datasets
 
-from builder.layout import records_dir_of  # noqa: F401  (re-exported: the builders' input folder)
-from builder.qa.templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
+from hub.layout import records_dir_of
+from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES
+from hub.templates import EXTRA_LEVELS  # template kinds whose rows also belong to another level's config
 from metrics.acce.labels import LEVELS, SPLIT_FLAG_COLUMNS, SPLITS
 from metrics.acce.paper import official_reference
-
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"),
-    "image": datasets.Image(),
-    "image_id": datasets.Value("string"),
-    "question": datasets.Value("string"),
-    "answer": datasets.Value("string"),
-    "answer_struct": datasets.Value("string"),
-    "subtask": datasets.Value("string"),
-    "metrics": datasets.List(datasets.Value("string")),
-    "level": datasets.Value("string"),
-    "character": datasets.Value("string"),
-    "script": datasets.Value("string"),
-    "unseen_character": datasets.Value("bool"),
-    "unseen_glyph": datasets.Value("bool"),
-    "unseen_components": datasets.List(datasets.Value("string")),
-    "provenance": datasets.Value("string"),
-    "question_en": datasets.Value("string"),
-    "answer_en": datasets.Value("string"),
-    "kind": datasets.Value("string"),
-})
-
-# The ``images`` config (the paper's protocol, issue 13): one row per bench image with its
-# reference in the eight official field names (``metrics.acce.paper.REFERENCE_FIELDS``), as
-# JSON text; ``question_ids`` are the per-question rows of the same image.
-IMAGE_FEATURES = datasets.Features({
-    "image_id": datasets.Value("string"),
-    "image": datasets.Image(),
-    "character": datasets.Value("string"),
-    "script": datasets.Value("string"),
-    "reference": datasets.Value("string"),
-    "unseen_character": datasets.Value("bool"),
-    "unseen_glyph": datasets.Value("bool"),
-    "question_ids": datasets.List(datasets.Value("string")),
-})
 
 
 def in_config(level: str, kind: str, config: str) -> bool:
@@ -96,7 +62,7 @@ class JieZiBench(datasets.GeneratorBasedBuilder):
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
             description="JieZi-Bench: Ancient Chinese Character Exegesis (ACCE) questions, one per row.",
-            features=IMAGE_FEATURES if self.config.name == "images" else FEATURES,
+            features=BENCH_IMAGE_FEATURES if self.config.name == "images" else BENCH_FEATURES,
             homepage="https://arxiv.org/abs/2608.11741",
         )
 
@@ -132,7 +98,7 @@ def in_split(row: dict, split: str) -> bool:
 
 def examples(path: str | Path, images: str | Path):
     """Yield ``(row, example)`` for every line of ``bench.jsonl`` at ``path``, in file
-    order: the stage-3 row (a dict) and its JieZi-Bench example (the :data:`FEATURES`
+    order: the stage-3 row (a dict) and its JieZi-Bench example (the ``hub.rows.BENCH_FEATURES``
     columns, the image as ``{"bytes", "path"}`` read from ``images``/``row["image"]``).
     One pass serves every config and split (:func:`in_config`, :func:`in_split`).
     Raises ``FileNotFoundError`` naming a missing image."""
@@ -172,7 +138,7 @@ def placements(row: dict) -> list[tuple[str, str]]:
 
 def image_examples(path: str | Path, images: str | Path, split: str):
     """Yield ``(image_id, example)`` rows of the ``images`` config for ``split``: the bench
-    rows of each image (in file order) folded into one (:data:`IMAGE_FEATURES`), its
+    rows of each image (in file order) folded into one (``hub.rows.BENCH_IMAGE_FEATURES``), its
     reference composed by ``metrics.acce.paper.official_reference``."""
     by_image: dict[str, list[dict]] = {}
     with open(path, encoding="utf-8") as fh:

@@ -17,7 +17,7 @@ Configs ``L1``..``L4`` keep, per image, the QA turns of that level only (rows wi
 turn of the level are left out); ``all`` keeps every turn; ``records`` is the retrieval
 gallery, one row per image with its GlyphRecord JSON. Split ``train``.
 
-Rows (ARCHITECTURE.md "JieZi-Dataset rows"): ``id``, ``images`` (one image), ``messages``
+Rows (``hub.rows``; ARCHITECTURE.md "JieZi-Dataset rows"): ``id``, ``images`` (one image), ``messages``
 (``{role, content: [{type, text}]}``; the first user turn carries the image), ``character``,
 ``script``, ``subtasks`` (per assistant turn), ``provenance`` (JSON, per turn); plus
 ``messages_en`` (the same turns in English) and ``answer_struct`` (JSON, per turn: the
@@ -32,7 +32,8 @@ from pathlib import Path
 
 import datasets
 
-from builder.layout import records_dir_of
+from hub.layout import records_dir_of
+from hub.rows import QA_FEATURES, RECORD_FEATURES
 from jiezi_bench import in_config as _row_in_config
 from metrics.acce.labels import LEVELS
 SHARDS = 16  # input shards; download_and_prepare(num_proc=N) hands them to N processes
@@ -65,28 +66,6 @@ def read_ranges(path: str | Path, ranges: list[tuple[int, int]]):
                     break
                 if line.strip():
                     yield line.decode("utf-8")
-
-_CONTENT = datasets.List({"type": datasets.Value("string"), "text": datasets.Value("string")})
-_MESSAGES = datasets.List({"role": datasets.Value("string"), "content": _CONTENT})
-
-QA_FEATURES = datasets.Features({
-    "id": datasets.Value("string"),
-    "images": datasets.List(datasets.Image()),
-    "messages": _MESSAGES,
-    "messages_en": _MESSAGES,
-    "character": datasets.Value("string"),
-    "script": datasets.Value("string"),
-    "subtasks": datasets.List(datasets.Value("string")),
-    "provenance": datasets.Value("string"),
-    "answer_struct": datasets.Value("string"),
-})
-RECORD_FEATURES = datasets.Features({
-    "id": datasets.Value("string"),
-    "image": datasets.Image(),
-    "character": datasets.Value("string"),
-    "script": datasets.Value("string"),
-    "record": datasets.Value("string"),
-})
 
 
 def to_messages(qas: list[dict], lang: str = "zh") -> list[dict]:
@@ -168,7 +147,7 @@ def qa_examples(path: str | Path, images: str | Path, configs: tuple[str, ...] =
     """Yield ``(id, {config: example})`` for every line of ``dataset.jsonl`` at ``path``
     (within the byte ``ranges``, default the whole file), in file order: for each of
     ``configs`` that has a QA turn of this image, its example (the :data:`QA_FEATURES`
-    columns, turns of that config only). The image is read once per line, from
+    columns of ``hub.rows``, turns of that config only). The image is read once per line, from
     ``images``/``row["image"]``; a line with no turn in any of ``configs`` yields nothing.
     Raises ``FileNotFoundError`` naming a missing image."""
     root = str(images) + "/"

@@ -104,7 +104,7 @@ def _raw_write(build: Path, dest: Path) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from builder.layout import records_dir_of
+    from hub.layout import records_dir_of
     from builder.publish.write import _features, _placed_examples
 
     images = records_dir_of(build)

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from builder.glyphs.collect import collect_images, default_fonts
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -91,7 +91,7 @@ PHASE_TARGETS = [
 def make_bench(root: Path, rows: int) -> Path:
     """The fixture bench with its ``all/test`` rows repeated under new ids to ``rows`` rows."""
     from harness_fixtures import build_hub_folders
-    from jiezi_bench import FEATURES
+    from hub.rows import BENCH_FEATURES as FEATURES
 
     bench, _ = build_hub_folders(root)
     base = load_bench(bench, "all", "test").to_list()

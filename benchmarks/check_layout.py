@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-FOLDERS = ("builder", "harness", "metrics", "space", "training")
+FOLDERS = ("builder", "hub", "harness", "metrics", "space", "training")
 ROOT_MODULES = ("jiezi_bench", "jiezi_dataset", "jiezi_cli")
 #: stage rank of a module prefix: a module may import modules of its own rank or lower.
 #: builder/ root modules (schema, ids, aliases, skips, codekey) are shared base (rank 0).

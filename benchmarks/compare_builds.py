@@ -162,7 +162,7 @@ def _compare_card(card_a: Path, card_b: Path, rel: str) -> bool:
         print(f"{rel}: missing in {'base' if not card_a.exists() else 'new'}")
         return False
     la, lb = card_a.read_text("utf-8").splitlines(), card_b.read_text("utf-8").splitlines()
-    # the hash of the parquet files' bytes (builder.publish.read.content_fingerprint): it
+    # the hash of the parquet files' bytes (hub.read.content_fingerprint): it
     # changes with the shard layout, and older builds do not state it; the rows are compared above
     fp = {side: [x.strip() for x in lines if x.startswith("content_fingerprint:")] for side, lines in (("base", la), ("new", lb))}
     la, lb = [x for x in la if not x.startswith("content_fingerprint:")], [x for x in lb if not x.startswith("content_fingerprint:")]

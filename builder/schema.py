@@ -14,7 +14,7 @@ Files written by ``jiezi build records --output DIR``:
 - ``DIR/images/<script>/<file>.png``: the glyph images; ``GlyphImage.path`` is relative
   to ``DIR``.
 - ``DIR/report.json``: see :class:`BuildReport`.
-- ``DIR/skipped.jsonl``: one :class:`SkippedItem` per skipped bad input.
+- ``DIR/skipped.jsonl``: one :class:`hub.skips.SkippedItem` per skipped bad input.
 
 Label values are the canonical Chinese labels of ``metrics/acce/labels.py``
 (ACCE.md section 1).
@@ -266,15 +266,6 @@ class GlyphRecord(_Model):
             else:
                 out[code] = getattr(self, spec.record_field) is not None
         return out
-
-
-class SkippedItem(_Model):
-    """One bad input the build skipped: which source and item, which field, and why."""
-
-    source: str
-    item: str
-    field: str | None = None
-    reason: str
 
 
 class BuildReport(_Model):

@@ -14,8 +14,8 @@ import json
 import re
 from pathlib import Path
 
-from builder.imageio import open_image
-from builder.publish.read import content_fingerprint, load_hub_layout, local_data_files
+from hub.imageio import open_image
+from hub.read import content_fingerprint, load_hub_layout, local_data_files
 from metrics.acce.labels import SPLIT_FLAG_COLUMNS, SPLITS
 
 # The bench columns that asking and scoring read (jiezi eval and the leaderboard); images stay out.
@@ -151,7 +151,7 @@ def load_bench(bench: str | Path, config: str = "all", split: str = "test", *, r
 
 def undecoded(ds, column: str = "image"):
     """``ds`` with ``column`` read as ``{"bytes", "path"}`` (``datasets.Image(decode=False)``),
-    so every bench image is opened through :func:`builder.imageio.open_image` (pixel cap,
+    so every bench image is opened through :func:`hub.imageio.open_image` (pixel cap,
     truncated and undecodable files refused with one line) instead of datasets' own decode."""
     import datasets
 
@@ -162,7 +162,7 @@ def undecoded(ds, column: str = "image"):
 
 def row_image(ds_undecoded, i: int, name: str, column: str = "image"):
     """The guarded, decoded image of row ``i`` of an :func:`undecoded` dataset (``L`` or
-    ``RGB``). Raises :class:`builder.imageio.ImageRejected` (``"<name>: <reason>"``)."""
+    ``RGB``). Raises :class:`hub.imageio.ImageRejected` (``"<name>: <reason>"``)."""
     value = ds_undecoded[i][column]
     if not isinstance(value, (dict, str, bytes)):
         return value  # already an image (a dataset built in memory)
@@ -199,7 +199,7 @@ def image_sizes(ds) -> list[str]:
 def bench_identity(bench: str | Path, revision: str | None) -> dict:
     """What pins a bench for results and board rows: ``source``, ``revision`` (the commit of
     a repo id, None for a folder) and ``content_fingerprint`` (of a local folder's data files,
-    :func:`builder.publish.read.content_fingerprint`, the value its card states; None for a
+    :func:`hub.read.content_fingerprint`, the value its card states; None for a
     repo id, whose commit pins it)."""
     folder = Path(str(bench))
     return {"source": str(bench), "revision": revision,

@@ -19,7 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
-from builder.publish.read import local_data_files
+from hub.read import local_data_files
 
 TASK_DIR = Path(__file__).resolve().parent / "lmms_eval_tasks" / "jiezi_bench"
 TEMPLATE = "_default_template_yaml"

@@ -29,11 +29,11 @@ from pathlib import Path
 import datasets
 import yaml
 
-import jiezi_bench
 import jiezi_dataset
-from builder.qa import templates
 from harness import render
 from harness.predlog import atomic_write_json
+from hub import templates
+from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES, QA_FEATURES
 from metrics.acce import labels
 from metrics.acce.core import parse_answer
 from metrics.acce.paper import FORMATION_SHORT, REFERENCE_FIELDS
@@ -149,7 +149,7 @@ def _answer_text(kind: str, struct: dict) -> str:
 
 
 def _question_rows(row: dict, image: dict) -> list[dict]:
-    """Per-question bench rows (``jiezi_bench.FEATURES``) of one official image."""
+    """Per-question bench rows (``hub.rows.BENCH_FEATURES``) of one official image."""
     out = []
     for kind, struct in answer_structs(row["reference"]).items():
         code = "COMR" if kind == "COMP_FULL" else kind
@@ -197,7 +197,7 @@ def _commit(tmp: Path, out: Path) -> None:
 def import_official_bench(root: str | Path, out: str | Path, *, overwrite: bool = False) -> dict:
     """Convert an official bench folder into a JieZi-Bench Hub folder at ``out``.
 
-    Writes config ``images`` (one row per image: ``jiezi_bench.IMAGE_FEATURES``, the
+    Writes config ``images`` (one row per image: ``hub.rows.BENCH_IMAGE_FEATURES``, the
     reference in the eight official fields) and config ``all`` (one row per question, this
     project's bench columns), split ``test``. The folder is written under a ``.partial``
     name and renamed when complete. Returns a report (images, questions, problems).
@@ -216,8 +216,8 @@ def import_official_bench(root: str | Path, out: str | Path, *, overwrite: bool 
                            "script": row["script"], "reference": json.dumps(row["reference"], ensure_ascii=False),
                            "unseen_character": False, "unseen_glyph": False,
                            "question_ids": [q["id"] for q in questions]})
-    _write_hub(tmp, {"images": (datasets.Dataset.from_list(image_rows, features=jiezi_bench.IMAGE_FEATURES), "test"),
-                     "all": (datasets.Dataset.from_list(question_rows, features=jiezi_bench.FEATURES), "test")},
+    _write_hub(tmp, {"images": (datasets.Dataset.from_list(image_rows, features=BENCH_IMAGE_FEATURES), "test"),
+                     "all": (datasets.Dataset.from_list(question_rows, features=BENCH_FEATURES), "test")},
                "JieZi-Bench (imported from the official layout)")
     report = {"source": str(root), "images": len(image_rows), "questions": len(question_rows), "problems": problems}
     atomic_write_json(tmp / "import-report.json", report)
@@ -278,7 +278,7 @@ def check_character(example: dict) -> tuple[str | None, str | None]:
 
 
 def _dataset_row(image_path: Path, examples: list[dict]) -> dict:
-    """One TRL-ready JieZi-Dataset row (``jiezi_dataset.QA_FEATURES``) from the examples
+    """One TRL-ready JieZi-Dataset row (``hub.rows.QA_FEATURES``) from the examples
     sharing one image: their questions and answers as turns, the image on the first."""
     turns = [{"question": ex["question"], "answer": ex["answer"]} for ex in examples]
     structs = []
@@ -334,7 +334,7 @@ def import_official_dataset(vqa_file: str | Path, out: str | Path, *, images_roo
         raise OfficialLayoutError(f"{vqa_file}: no usable example ({len(problems)} problem(s))")
     rows = [_dataset_row(base / image, exs) for image, exs in groups.items()]
     tmp = _fresh_output(Path(out), overwrite)
-    _write_hub(tmp, {"all": (datasets.Dataset.from_list(rows, features=jiezi_dataset.QA_FEATURES), "train")},
+    _write_hub(tmp, {"all": (datasets.Dataset.from_list(rows, features=QA_FEATURES), "train")},
                "JieZi-Dataset (imported from the official VQA rows)")
     report = {"source": str(vqa_file), "rows": len(rows), "turns": sum(len(v) for v in groups.values()),
               "repaired": repaired, "problems": problems}

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import datasets
 
-from builder.publish.read import load_hub_layout
+from hub.read import load_hub_layout
 from harness import prompts
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import (
@@ -158,7 +158,7 @@ class _Answerer:
         self.composed: dict[int, str] = {}
         self._ds_lock = threading.Lock()
         self._ids = ds["image_id"]
-        self.raw = undecoded(ds)  # images opened through builder/imageio.py's guard
+        self.raw = undecoded(ds)  # images opened through hub/imageio.py's guard
         if not BACKENDS[spec.kind].prompted:
             self._compose_all()
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from tqdm.auto import tqdm
 
-from builder.qa import templates as qa_templates
+from hub import templates as qa_templates
 from harness import prompts, strategies
 from harness import thinking as thinking_setting
 from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
@@ -144,7 +144,7 @@ def predictions_path(output: Path, wording: int = 0) -> Path:
 
 
 def template_paraphrases(kind: str, original: str, n: int) -> list[str]:
-    """Up to ``n`` phrasings of template ``kind`` from ``builder.qa.templates`` (the
+    """Up to ``n`` phrasings of template ``kind`` from ``hub.templates`` (the
     builder's other wordings) that differ from ``original``."""
     if kind not in qa_templates.TEMPLATES:
         return []
@@ -251,7 +251,7 @@ class _Worker:
     def __init__(self, backend, ds, metas, opts, gallery, neighbours):
         self.backend, self.ds, self.metas, self.opts = backend, ds, metas, opts
         self.gallery, self.neighbours = gallery, neighbours
-        self.raw = undecoded(ds)  # images opened through builder/imageio.py's guard
+        self.raw = undecoded(ds)  # images opened through hub/imageio.py's guard
         self._ds_lock = threading.Lock()
 
     def _request(self, item) -> Request:

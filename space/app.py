@@ -28,7 +28,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from builder.imageio import ImageRejected, open_image  # noqa: E402
+from hub.imageio import ImageRejected, open_image  # noqa: E402
 from metrics.acce import labels  # noqa: E402
 from space import board as lb  # noqa: E402
 from space.backends import BackendUnavailable, Explainers  # noqa: E402
@@ -169,7 +169,7 @@ class Handlers:
 
     def explain_upload(self, image, backend):
         """The upload arrives as a file path and is opened here, through the one image guard
-        (builder/imageio.py: pixel cap, empty, truncated, undecodable), not by Gradio."""
+        (hub/imageio.py: pixel cap, empty, truncated, undecodable), not by Gradio."""
         if isinstance(image, (str, Path)):
             try:
                 image = open_image(image, name=Path(image).name)
@@ -442,7 +442,7 @@ def launch(config: SpaceConfig | None = None, *, host: str | None = None, port: 
 
     config = config or SpaceConfig.from_env()
     # A small upload can still decode to a huge image. Gradio reads each upload's header with
-    # Pillow (no decoding) before the app sees the path; the app's guard (builder/imageio.py,
+    # Pillow (no decoding) before the app sees the path; the app's guard (hub/imageio.py,
     # explain_upload) then refuses more pixels than its cap with one line. Pillow's own check
     # would fail that header read first, with Gradio's generic error, so it is left to the guard.
     Image.MAX_IMAGE_PIXELS = None

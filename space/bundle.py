@@ -1,6 +1,11 @@
 """The Hub Space folder: ``app.py``, the Space ``README.md`` (YAML front matter) and
-``requirements.txt`` at the root, beside the packages the app imports (``space``,
-``harness``, ``metrics``, and ``builder.publish.read``), copied from this checkout as they are.
+``requirements.txt`` at the root, beside every project module the app imports, copied from
+this checkout as they are.
+
+Which modules: those reached by imports from ``space.app`` (``hub.imports.imported_modules``,
+imports inside functions included, so a backend loaded on demand is there too), with the data
+files (:data:`DATA_SUFFIXES`) that lie beside them (``harness/paper_table10.json``). A module
+the app starts importing is bundled without editing a list here.
 
 The Hub runs ``python app.py`` in the Space root; ``space/app.py`` finds its packages
 both there and in the repository, so the same file runs in both places unchanged.
@@ -11,16 +16,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-# package folder -> file suffixes copied (code and the data files the code reads)
-PACKAGES = {"space": (".py",), "harness": (".py", ".json"), "metrics": (".py", ".txt")}
+from hub.imports import ROOT as REPO
+from hub.imports import imported_modules, module_file
+
+ENTRY = "space.app"
 ROOT_FILES = {"app.py": "space/app.py", "README.md": "space/README.md", "requirements.txt": "space/requirements.txt"}
-# Single modules of other packages the app imports: the guarded image opener, the reader of published folders, and the
-# QA templates (and the layout helper their package imports) that harness.official reads for
-# the paper protocol's per-image references (a paper-protocol submission, issue 13).
-MODULE_FILES = ("builder/__init__.py", "builder/imageio.py", "builder/publish/read.py", "builder/layout.py", "builder/qa/__init__.py",
-                "builder/qa/templates.py")
-SKIP_DIRS = {"__pycache__", "lmms_eval_tasks"}
+# data files the bundled modules read from their own folder
+DATA_SUFFIXES = (".json", ".txt")
 
 
 class BundleError(RuntimeError):
@@ -28,14 +30,19 @@ class BundleError(RuntimeError):
 
 
 def bundle_files() -> dict[str, Path]:
-    """Space path -> source file of everything :func:`write_bundle` copies."""
+    """Space path -> source file of everything :func:`write_bundle` copies: the root files,
+    every project module :data:`ENTRY` reaches by imports, and the data files beside them."""
     files: dict[str, Path] = {dest: REPO / src for dest, src in ROOT_FILES.items()}
-    files.update({rel: REPO / rel for rel in MODULE_FILES})
-    for package, suffixes in PACKAGES.items():
-        for path in sorted((REPO / package).rglob("*")):
-            rel = path.relative_to(REPO)
-            if path.is_file() and path.suffix in suffixes and not SKIP_DIRS & set(rel.parts):
-                files[rel.as_posix()] = path
+    folders = set()
+    for mod in imported_modules(ENTRY, REPO):
+        path = module_file(mod, REPO)
+        files[path.relative_to(REPO).as_posix()] = path
+        folders.add(path.parent)
+    for folder in sorted(folders):
+        for path in sorted(folder.iterdir()):
+            rel = path.relative_to(REPO).as_posix()
+            if path.is_file() and path.suffix in DATA_SUFFIXES and rel not in ROOT_FILES.values():
+                files[rel] = path
     return files
 
 

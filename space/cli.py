@@ -156,7 +156,7 @@ def _register_explain(app: typer.Typer) -> None:
         model cannot start."""
         import json
 
-        from builder.imageio import ImageRejected, open_image
+        from hub.imageio import ImageRejected, open_image
         from space.backends import BackendUnavailable, Explainers
         from space.data import Resources, SpaceConfig
         from space.images import GlyphImageError, prepare
@@ -169,7 +169,7 @@ def _register_explain(app: typer.Typer) -> None:
             raise typer.Exit(2) from exc
         failed = unreachable = 0
         for path in images:
-            try:  # one guarded open per file (builder/imageio.py): pixel cap, empty, truncated, undecodable
+            try:  # one guarded open per file (hub/imageio.py): pixel cap, empty, truncated, undecodable
                 item = explanation_json(str(path), explainer.explain(prepare(open_image(path))))
                 unreachable += _model_failed(item)
             except ImageRejected as exc:  # one bad image never stops the rest

@@ -37,7 +37,7 @@ def _isolated_datasets_cache(tmp_path_factory, monkeypatch):
     datasets 5.2 keys the cache of a local folder by its base name (two `jiezi-bench`
     folders, or one rebuilt in place, share one cache entry; huggingface/datasets#2956), so
     a test that calls ``load_dataset(folder)`` directly could read another test's rows.
-    The project's own readers avoid it (``builder.publish.read.load_hub_layout``); the tests
+    The project's own readers avoid it (``hub.read.load_hub_layout``); the tests
     that exercise plain ``load_dataset`` must not depend on test order.
     """
     import datasets

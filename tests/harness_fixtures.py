@@ -2,7 +2,7 @@
 
 ``build_hub_folders(root)`` writes ``root/jiezi-bench`` and ``root/jiezi-dataset`` the way
 ``jiezi publish`` lays them out: real parquet files written by ``datasets`` with the
-publication features (``jiezi_bench.FEATURES``, ``jiezi_dataset.RECORD_FEATURES`` /
+publication features (``hub.rows.BENCH_FEATURES``, ``RECORD_FEATURES`` /
 ``QA_FEATURES``), glyph images rendered with installed CJK fonts, and a README.md whose
 YAML ``configs:`` names the files, so ``datasets.load_dataset(folder, config, split=...)``
 reads them.
@@ -185,8 +185,8 @@ def _write(path: Path, rows: list[dict], features) -> None:
 
 def build_hub_folders(root: Path) -> tuple[Path, Path]:
     """Write ``root/jiezi-bench`` and ``root/jiezi-dataset``; returns their paths."""
-    from jiezi_bench import FEATURES as BENCH_FEATURES
-    from jiezi_dataset import QA_FEATURES, RECORD_FEATURES, to_messages
+    from hub.rows import BENCH_FEATURES, QA_FEATURES, RECORD_FEATURES
+    from jiezi_dataset import to_messages
 
     root = Path(root)
     bench_dir, data_dir = root / "jiezi-bench", root / "jiezi-dataset"

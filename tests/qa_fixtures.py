@@ -195,7 +195,7 @@ def _shuowen_raw(sources_dir: Path, entry_id: int) -> dict[str, str]:
     """``raw`` entries of a Shuowen file exactly as the records stage keeps them
     (builder/sources/adapters/shuowen.py: ``shuowen:<id>`` and ``duan:<id>`` line texts)."""
     from builder.sources.adapters.shuowen import parse_entry
-    from builder.skips import SkipLog
+    from hub.skips import SkipLog
 
     obj = json.loads((sources_dir / "shuowen" / "data" / f"{entry_id}.json").read_text("utf-8"))
     entry = parse_entry(obj, f"data/{entry_id}.json", SkipLog())

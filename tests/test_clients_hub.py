@@ -32,7 +32,7 @@ import evaluate
 import pytest
 from harness_fixtures import build_hub_folders
 
-from builder.publish.read import load_hub_layout
+from hub.read import load_hub_layout
 
 REPO = Path(__file__).resolve().parent.parent
 OLAH = Path(sys.executable).parent / "olah-cli"

@@ -53,7 +53,7 @@ def test_lmms_eval_runs_the_task_folder_on_a_tiny_qwen2_vl(tmp_path):
 
     # lmms-eval reports, per level, the metrics of the docs it ran (the first LIMIT rows of the
     # level's test split): each in its printed table and in its results file, on 0-100
-    from builder.publish.read import load_hub_layout
+    from hub.read import load_hub_layout
 
     table = [line.replace(" ", "") for line in done.stdout.splitlines() if line.startswith("|")]
     results_files = sorted(out.rglob("*results.json"))

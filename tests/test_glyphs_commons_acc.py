@@ -23,7 +23,7 @@ from builder.glyphs.collect import collect_images
 from builder.qa import bench_select
 from builder.qa.tracing_audit import TracingAuditError, contact_sheets, read_verdicts
 from builder.schema import GlyphImage
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.sources import registry as src_registry
 from test_glyphs_sources import fetch_via_mirror
 

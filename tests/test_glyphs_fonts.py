@@ -10,7 +10,7 @@ from builder.glyphs.collect import collect_images, default_fonts
 from builder.glyphs.oracle_mnist import simplified_only
 from builder.glyphs.fonts import face_coverage, resolve_design, seal_glyphs
 from builder.glyphs.render import font_image, notdef_image
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 # 㲳 (U+3CB3, a Shuowen head in CJK Extension A): BabelStone Han has it, LXGW WenKai not.
 RARE = "㲳"

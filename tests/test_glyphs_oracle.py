@@ -14,7 +14,7 @@ from PIL import Image
 
 from builder.glyphs.collect import collect_images
 from builder.glyphs.oracle_mnist import ORACLE_MNIST_CLASSES, GlyphSourceError
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from builder.glyphs.collect import collect_images
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 CHARS = ["江", "马", "春", "㲳", "舞"]
 FONTS = ["Noto Serif CJK SC", "LXGW WenKai", "BabelStone Han", "TW-Kai"]

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 
 from builder.glyphs.collect import collect_images
 from builder.glyphs.user import canonical_script
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 
 def _glyph(mode: str, size: tuple[int, int], ink, ground) -> Image.Image:

@@ -9,10 +9,10 @@ import datasets
 import pytest
 from typer.testing import CliRunner
 
-from builder.publish.read import content_fingerprint
+from hub.read import content_fingerprint
 from harness.bench import BenchError, bench_identity, load_bench, resolve_revision
 from harness_fixtures import build_hub_folders
-from jiezi_bench import FEATURES
+from hub.rows import BENCH_FEATURES as FEATURES
 from jiezi_cli import app
 
 

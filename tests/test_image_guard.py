@@ -1,4 +1,4 @@
-"""One image-open guard for every reader (issue 24, ``builder/imageio.py``): real files on
+"""One image-open guard for every reader (issue 24, ``hub/imageio.py``): real files on
 disk (a decompression bomb, a truncated PNG, empty and undecodable files; 16-bit, palette
 and animated images), through the guard itself, a user glyph folder of a records build,
 and a paper-protocol run against a loopback server."""
@@ -13,8 +13,8 @@ from image_files import glyph_image, png_bytes, write_bomb_png, write_truncated_
 from PIL import Image
 
 from builder.glyphs.collect import collect_images
-from builder.imageio import DEFAULT_MAX_PIXELS, ImageRejected, open_image
-from builder.skips import SkipLog
+from hub.imageio import DEFAULT_MAX_PIXELS, ImageRejected, open_image
+from hub.skips import SkipLog
 
 
 def _reject(source, **kw) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.qa import templates as T
+from hub import templates as T
 from builder.qa.compose import (
     BENCH, DATASET, EARLY_FORM_REASON, L2_KINDS, FONT_REGION_REASON, _reading, bench_eligible, bench_qa,
     dataset_qa, facts_for, image_missing,
@@ -25,7 +25,7 @@ from builder.qa.evolution import EvidenceIndex, derive, strip_inherited
 from builder.qa.stage import load_duan, load_modern_forms, template_diversity
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 OBI_CLASSES = "大日月牛翌田勿矢巳木"  # the ten Oracle-MNIST classes
 AUDITED = "信䉠饕昔芸蕓机機郊邑祀示理玉舊隼鵻谋謀某帙鎌鐮镰赎贖卖賣耿牛佗它肰事仁瓔嬰尸河江紾复復飞飛"

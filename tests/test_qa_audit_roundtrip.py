@@ -270,7 +270,7 @@ def test_corrected_record_fields_yield_the_corrected_questions(built, tmp_path):
     # the bench profile uses the reviewer's value too
     from builder.qa.compose import BENCH, facts_for
     from builder.qa.stage import apply_record_decisions, load_decisions, load_records
-    from builder.skips import SkipLog
+    from hub.skips import SkipLog
     skips = SkipLog()
     recs = load_records(built / "records", skips, progress=False)
     apply_record_decisions(recs, load_decisions(built), skips)

@@ -14,12 +14,12 @@ import json
 import pytest
 
 from builder.qa import soundgloss
-from builder.qa import templates as T
+from hub import templates as T
 from builder.qa.compose import BENCH, DATASET, SHENG_RESERVED, SOUND_GLOSS_REASON, facts_for, make_qa
 from builder.qa.evolution import EvidenceIndex, abbreviated_parts, derive
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from builder.qa import templates as T
+from hub import templates as T
 from builder.qa.evolution import EvidenceIndex
 from builder.qa.compose import BENCH, DATASET, bench_eligible, bench_qa, dataset_qa, facts_for, make_qa
 from metrics.acce import labels

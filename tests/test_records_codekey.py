@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from builder import codekey
+from hub import imports as codewalk
 
 REPO = Path(__file__).resolve().parent.parent
 # the modules issue 11 found missing from the hand-kept lists
@@ -27,7 +28,7 @@ ONCE_MISSED = {"builder.aliases", "builder.ids", "builder.schema", "builder.sour
 def _copy_project(dest: Path) -> Path:
     """The project's Python packages and root modules under ``dest`` (no tests, outputs or caches)."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "out", "node_modules")
-    for name in ("builder", "metrics", "harness", "training", "space", "cards"):
+    for name in ("builder", "hub", "metrics", "harness", "training", "space", "cards"):
         shutil.copytree(REPO / name, dest / name, ignore=ignore)
     for f in REPO.glob("jiezi_*.py"):
         shutil.copy2(f, dest / f.name)
@@ -39,14 +40,14 @@ def _append(path: Path, text: str) -> None:
 
 
 def test_module_file_knows_project_modules_only():
-    assert codekey.module_file("builder.aliases") == REPO / "builder" / "aliases.py"
-    assert codekey.module_file("builder.records") == REPO / "builder" / "records" / "__init__.py"
-    assert codekey.module_file("metrics.acce.labels") == REPO / "metrics" / "acce" / "labels.py"
-    assert codekey.module_file("jiezi_bench") == REPO / "jiezi_bench.py"
+    assert codewalk.module_file("builder.aliases") == REPO / "builder" / "aliases.py"
+    assert codewalk.module_file("builder.records") == REPO / "builder" / "records" / "__init__.py"
+    assert codewalk.module_file("metrics.acce.labels") == REPO / "metrics" / "acce" / "labels.py"
+    assert codewalk.module_file("jiezi_bench") == REPO / "jiezi_bench.py"
     # third-party modules and names inside a module are not project modules
-    assert codekey.module_file("datasets") is None
-    assert codekey.module_file("builder.aliases.canonical") is None
-    assert codekey.module_file("builder.no_such_module") is None
+    assert codewalk.module_file("datasets") is None
+    assert codewalk.module_file("builder.aliases.canonical") is None
+    assert codewalk.module_file("builder.no_such_module") is None
 
 
 def test_imports_resolve_relative_function_level_and_from_package(tmp_path):
@@ -65,20 +66,20 @@ def test_imports_resolve_relative_function_level_and_from_package(tmp_path):
         "    from builder.b import Y\n"      # inside a function: still runs with the stage
         "    return Y\n")
     (pkg / "sub" / "e.py").write_text("from . import d\nfrom builder.c import Z\n")  # a cycle is fine
-    mods = codekey.imported_modules("builder.sub.d", root=tmp_path)
+    mods = codewalk.imported_modules("builder.sub.d", root=tmp_path)
     assert mods == sorted({"builder", "builder.a", "builder.b", "builder.c", "builder.sub", "builder.sub.d",
                            "builder.sub.e"})
     with pytest.raises(ModuleNotFoundError, match="not a module of this project"):
-        codekey.imported_modules("json", root=tmp_path)
+        codewalk.imported_modules("json", root=tmp_path)
 
 
 def test_records_and_qa_stages_import_the_modules_once_missed():
-    assert ONCE_MISSED <= set(codekey.imported_modules("builder.records.build"))
-    assert ONCE_MISSED <= set(codekey.imported_modules("builder.qa.stage"))
+    assert ONCE_MISSED <= set(codewalk.imported_modules("builder.records.build"))
+    assert ONCE_MISSED <= set(codewalk.imported_modules("builder.qa.stage"))
     # and nothing of a later stage
     for entry, later in (("builder.records.build", ("builder.qa", "builder.publish", "harness", "space")),
                          ("builder.qa.stage", ("builder.publish", "harness", "space", "training"))):
-        assert not [m for m in codekey.imported_modules(entry) if m.startswith(later)], entry
+        assert not [m for m in codewalk.imported_modules(entry) if m.startswith(later)], entry
 
 
 def test_digest_changes_with_an_imported_module_only(tmp_path):
@@ -150,7 +151,7 @@ def test_a_modules_json_data_file_is_part_of_the_code_key(tmp_path):
 
     from builder.codekey import ROOT, code_digest
 
-    for d in ("builder", "metrics"):
+    for d in ("builder", "hub", "metrics"):
         shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
     entry = "builder.glyphs.commons_acc_audit"
     before = code_digest(entry, root=tmp_path)

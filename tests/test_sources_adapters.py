@@ -9,7 +9,7 @@ import pytest
 
 from builder.records import official
 from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 SHUOWEN_IDS = {"江": 6955, "背": 2607, "䠶": 3293, "往": 1228, "舞": 3363, "朙": 4304}
 

@@ -8,7 +8,7 @@ import datasets
 import pytest
 from tiny_vlm import build_tiny_jiezi_dataset, render_glyph
 
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from training.data import (
     PAPER_SUBSETS,
     check_row,

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.publish.read import load_hub_layout
+from hub.read import load_hub_layout
 
 DEFAULT_DATASET = "out/jiezi-dataset"
 DATASET_CONFIGS = ("L1", "L2", "L3", "L4", "all")
@@ -183,7 +183,7 @@ def load_jiezi_dataset(
     ``path_or_repo_id``: a local folder in Hub layout (``<config>/train-*.parquet`` and a
     README.md whose YAML ``configs:`` names them) or a Hub dataset id (``owner/name``).
     Every row is checked with :func:`check_row` (images are opened, not decoded); failing
-    rows are dropped and recorded in ``skips`` (a ``builder.skips.SkipLog``, kind
+    rows are dropped and recorded in ``skips`` (a ``hub.skips.SkipLog``, kind
     ``"jiezi-dataset-row"``) when given. Then the nested ``subset`` is drawn (module
     docstring). The returned dataset keeps every column; images decode lazily.
 

@@ -37,7 +37,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a file by `accelerate launch training/sft.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from builder.skips import SkipLog  # noqa: E402  (after the path set-up above)
+from hub.skips import SkipLog  # noqa: E402  (after the path set-up above)
 from training.arguments import JieZiArguments, make_parser, parse  # noqa: E402,F401  (re-exported)
 from training.data import load_jiezi_dataset  # noqa: E402
 from training.plan import check_max_length  # noqa: E402

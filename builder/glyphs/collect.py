@@ -40,7 +40,7 @@ from builder.glyphs.fonts import default_designs, is_ideograph
 from builder.glyphs.oracle_mnist import ORACLE_MNIST_CLASSES
 from builder.glyphs.registry import GLYPH_SOURCES
 from builder.schema import GlyphImage
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 __all__ = ["collect_images", "default_fonts", "ORACLE_MNIST_CLASSES"]
 

@@ -24,7 +24,7 @@ from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT
 from builder.glyphs.fonts import is_ideograph
 from builder.glyphs.oracle_mnist import source_file
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.sources.registry import REGISTRY
 
 NAME = "commons-ancient"

@@ -15,7 +15,7 @@ from builder.glyphs.base import Plan, Request, font_meta
 from builder.glyphs.fonts import resolve_design
 from builder.glyphs.oracle_mnist import simplified_only
 from builder.glyphs.user import slugify
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 NAME = "font"
 

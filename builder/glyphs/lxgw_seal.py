@@ -19,7 +19,7 @@ from builder.glyphs import render
 from builder.glyphs.base import Plan, Request, font_meta
 from builder.glyphs.fonts import _GLYPH_NAME, SealGlyph, seal_design, seal_glyphs
 from builder.glyphs.oracle_mnist import LXGW_SEAL_FONT, UNIHAN_VARIANTS, simplified_only, source_file
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 NAME = "lxgw-seal"
 CJKVI_IDS = "cjkvi-ids/ids.txt"

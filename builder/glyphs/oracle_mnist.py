@@ -15,7 +15,7 @@ from pathlib import Path
 
 from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 # Oracle-MNIST class index -> character. Source: SOURCES.md (the upstream paper's class
 # names big, sun, moon, cattle, next, field, not, arrow, time, wood, checked by eye).

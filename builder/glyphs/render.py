@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
-from builder import imageio
+from hub import imageio
 from builder.glyphs import tracing
 
 # Bump when the same input would produce different pixels (changes every image id).
@@ -261,10 +261,10 @@ def user_image(data: bytes, size: int, name: str | None = None) -> Image.Image:
     composited on white, scaled with Lanczos so its longer side is ``size`` (aspect
     kept) and centred on white. Mode ``L`` when the image has no colour, else ``RGB``.
 
-    Raises :class:`builder.imageio.ImageRejected` (``name``: the file, in its message) when
+    Raises :class:`hub.imageio.ImageRejected` (``name``: the file, in its message) when
     the bytes are not a decodable image or exceed the pixel cap.
     """
-    # decode big JPEGs at a reduced scale; the pixel cap and every bad-file case: builder/imageio.py
+    # decode big JPEGs at a reduced scale; the pixel cap and every bad-file case: hub/imageio.py
     image = imageio.open_image(data, name=name, draft=size)
     scale = size / max(image.width, image.height)
     new = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))

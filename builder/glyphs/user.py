@@ -31,12 +31,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-# the normaliser's own opening and compositing (builder/imageio.py), so "blank" means blank in the
+# the normaliser's own opening and compositing (hub/imageio.py), so "blank" means blank in the
 # image the build would store
-from builder import imageio
+from hub import imageio
 from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from metrics.acce import labels
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif")

@@ -20,7 +20,7 @@ from typing import Optional
 
 import typer
 
-from builder.layout import records_dir_of
+from hub.layout import records_dir_of
 
 audit_app = typer.Typer(help="Audit sheets: sample items for expert review, ingest verdicts.", no_args_is_help=True)
 

@@ -48,9 +48,10 @@ from tqdm.auto import tqdm
 
 import jiezi_bench
 import jiezi_dataset
-from builder.layout import records_dir_of
-from builder.publish.read import content_fingerprint
 from builder.qa import evolution
+from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES, QA_FEATURES, RECORD_FEATURES
+from hub.layout import records_dir_of
+from hub.read import content_fingerprint
 from metrics.acce import labels
 
 log = logging.getLogger(__name__)
@@ -237,8 +238,8 @@ def _placed_examples(kind: str, qa_dir: Path, images: Path, image_ids: set[str] 
 
 def _features(kind: str, config: str) -> datasets.Features:
     if kind == "bench":
-        return jiezi_bench.IMAGE_FEATURES if config == "images" else jiezi_bench.FEATURES
-    return jiezi_dataset.RECORD_FEATURES if config == "records" else jiezi_dataset.QA_FEATURES
+        return BENCH_IMAGE_FEATURES if config == "images" else BENCH_FEATURES
+    return RECORD_FEATURES if config == "records" else QA_FEATURES
 
 
 def _write_configs(kind: str, out_dir: Path, folder: Path, records_dir: str | None, progress: bool = True,

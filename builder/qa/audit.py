@@ -44,8 +44,8 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from builder import ids as ids_mod
-from builder.layout import records_dir_of
-from builder.qa import templates as qa_templates
+from hub.layout import records_dir_of
+from hub import templates as qa_templates
 from builder.qa.compose import CompFact
 from builder.qa.stage import read_jsonl
 from builder.schema import EvolutionType, Formation, FormationLabel, Function, Script, Structure

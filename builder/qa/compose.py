@@ -33,7 +33,7 @@ from builder import aliases
 from builder.ids import PLACEHOLDERS, IDSError
 from builder.ids import first_level as ids_first_level
 from builder.qa import soundgloss
-from builder.qa import templates as T
+from hub import templates as T
 from builder.qa.evolution import (
     MODERN_SOURCES,
     REAL_IMAGE_STYLES,
@@ -149,7 +149,7 @@ class Facts:
 class QA:
     """One question-answer pair.
 
-    ``kind`` is the template kind (:data:`builder.qa.templates.KINDS`), ``subtask`` its
+    ``kind`` is the template kind (:data:`hub.templates.KINDS`), ``subtask`` its
     ACCE code, ``metrics`` the metric keys a bench row is scored on, ``provenance`` a list
     of ``{"field", "source", "entry_id", "span", "rule"}`` dicts, ``fields`` the record
     fields used (the audit drops QA pairs by field).

@@ -188,7 +188,7 @@ def strip_sound_gloss(gloss: str, heads: list[str], readings: Readings) -> tuple
 def load_source_readings(sources_dir: Path | None, skips) -> Readings | None:
     """:func:`load_readings` of the source cache's ``unihan/Unihan_Readings.txt``
     (``sources_dir``, else the default cache); None, logged in ``skips`` (a
-    ``builder.skips.SkipLog``, kind ``no-unihan-readings``), when it cannot be read: the
+    ``hub.skips.SkipLog``, kind ``no-unihan-readings``), when it cannot be read: the
     stage then reads the records' own Unihan readings (:func:`readings_from_records`)."""
     try:
         return load_readings(registry.resolve_sources_dir(sources_dir) / "unihan" / "Unihan_Readings.txt")

@@ -45,7 +45,7 @@ from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, 
 from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
 from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.sources import registry
 from builder.sources.adapters import shuowen
 
@@ -676,7 +676,7 @@ def gallery_record(rec: GlyphRecord, reserved: bool) -> str:
 
 
 def _by_subtask(by_kind: Counter) -> dict:
-    from builder.qa.templates import KINDS
+    from hub.templates import KINDS
 
     out: Counter = Counter()
     for kind, n in by_kind.items():

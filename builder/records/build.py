@@ -48,7 +48,7 @@ from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
 from builder.records.align import Corpus, align
 from builder.schema import BuildReport, GlyphImage, GlyphRecord, SCHEMA_VERSION, write_json_schema
 from builder.codekey import code_digest
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.records.structurize import RuleStructurizer, SourceReading
 from metrics.acce import labels
 

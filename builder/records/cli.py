@@ -20,7 +20,7 @@ records_app = typer.Typer(help="Inspect built records; convert to and from the o
 
 from builder.records.show import show_record
 from builder.schema import GlyphRecord, as_drawn
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
 

@@ -39,7 +39,7 @@ from builder.sources.adapters import Entry
 from builder.sources.adapters.shuowen import ShuowenEntry
 from builder.aliases import canonical
 from builder.schema import Component, Formation, Provenance, Sense, Variant
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.records.fidelity import enforce
 from builder.records.structurize import GFormation, GStr, RuleStructurizer, SourceReading, structurize_shuowen
 from metrics.acce import labels

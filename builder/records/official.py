@@ -29,7 +29,7 @@ from builder.records.fidelity import enforce
 from builder.records.structurize import SourceReading
 from builder.schema import (Component, FidelityFlag, Formation, GlyphImage, GlyphRecord, Grounded, Provenance,
                             Reading, Sense)
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from metrics.acce import labels
 
 SOURCE = "jiezi-official"
@@ -102,7 +102,7 @@ def _image(path_str: str, script: str, images_root: Path | None, skipped: SkipLo
         skipped.add(SOURCE, item, f"image {path_str} not found under {images_root}", field="images",
                     kind="official-image-missing")
         return None
-    from builder.imageio import ImageRejected, open_image
+    from hub.imageio import ImageRejected, open_image
 
     p = Path(images_root) / path_str
     data = p.read_bytes()

@@ -5,7 +5,7 @@ fields). ``Entry.raw`` is the entry's text as the source gives it (for JSON sour
 the text fields, markup removed; for line formats: the lines themselves), and is what
 provenance spans are cut from: a span must be an exact substring of
 ``raw["<source>:<entry_id>"]`` in the record. Bad items are skipped and recorded in
-the :class:`builder.skips.SkipLog` passed in; a missing file raises
+the :class:`hub.skips.SkipLog` passed in; a missing file raises
 :class:`builder.sources.registry.SourceError`.
 """
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from builder.sources.adapters import Entry, source_path
 from builder.ids import IDSError, parse
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 SOURCE = "cjkvi-ids"
 IDS_FILE = "ids.txt"

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from builder.sources.adapters import Entry, source_path
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 SOURCE = "makemeahanzi"
 FILE = "dictionary.txt"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.sources.adapters import Entry, source_path
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 from builder.sources.registry import FETCH_COMMAND, SourceError
 
 SOURCE = "shuowen"

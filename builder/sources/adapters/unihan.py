@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.sources.adapters import Entry, source_path
-from builder.skips import SkipLog
+from hub.skips import SkipLog
 
 SOURCE = "unihan"
 FIELDS: dict[str, tuple[str, ...]] = {

@@ -12,11 +12,22 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from builder.schema import SkippedItem
+from pydantic import BaseModel, ConfigDict
+
+
+class SkippedItem(BaseModel):
+    """One bad input the build skipped: which source and item, which field, and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+    source: str
+    item: str
+    field: str | None = None
+    reason: str
 
 
 class SkipLog:
-    """An append-only list of :class:`~builder.schema.SkippedItem`.
+    """An append-only list of :class:`SkippedItem`.
 
     ``kind`` groups reasons for the report's counts (e.g. ``"truncated-jsonl"``,
     ``"font-missing-glyph"``); it defaults to the source name.

@@ -2,9 +2,9 @@
 
 ``DIR/records/`` (paper stages 1-2, or the folder passed with ``--records``), ``DIR/qa/``
 (stage 3; ``qa/fingerprint.json`` names the records folder it was built from),
-``DIR/jiezi-dataset/`` and ``DIR/jiezi-bench/`` (publication). Kept at the builder root so
-the QA audit, publication and the ``datasets`` builders all read one definition without
-a later stage being imported by an earlier one.
+``DIR/jiezi-dataset/`` and ``DIR/jiezi-bench/`` (publication). Kept in ``hub`` (the shared
+base) so the QA audit, publication and the ``datasets`` builders all read one definition
+without a later stage being imported by an earlier one.
 """
 
 from __future__ import annotations

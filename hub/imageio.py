@@ -2,10 +2,10 @@
 
 Every reader of outside images goes through :func:`open_image`: user glyph folders and
 manifests (``builder.glyphs``), bench images in ``jiezi eval`` and the official layouts
-(``harness``), the Space upload and ``jiezi explain`` (``space``). It lives in the
-builder's shared base (a root module of ``builder/``, rank 0 in ARCHITECTURE.md) because
-the builder may not import the harness or the Space, while both of them may import the
-shared base; it imports nothing of the project.
+(``harness``), the Space upload and ``jiezi explain`` (``space``). It lives in ``hub``, the
+shared base every stage may import (rank 0 in ARCHITECTURE.md), because the builder may not
+import the harness or the Space and the consumers do not import the builder; it imports
+nothing of the project.
 
 What it guards against, each as :class:`ImageRejected` with one line naming the file and
 the reason (callers skip that image and go on):
