@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hub.skips import SkipLog  # noqa: E402
 from builder.sources.adapters import shuowen  # noqa: E402
+from hub.skips import SkipLog  # noqa: E402
 from metrics.acce.bertscore import OFFLINE_MODELS, BertScoreStage, BertScoreUnavailable  # noqa: E402
 
 _ANALYSIS = re.compile(r"[从從]")

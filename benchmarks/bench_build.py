@@ -104,8 +104,8 @@ def _raw_write(build: Path, dest: Path) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from hub.layout import records_dir_of
     from builder.publish.write import _features, _placed_examples
+    from hub.layout import records_dir_of
 
     images = records_dir_of(build)
     n = 0

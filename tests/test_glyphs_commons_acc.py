@@ -23,8 +23,8 @@ from builder.glyphs.collect import collect_images
 from builder.qa import bench_select
 from builder.qa.tracing_audit import TracingAuditError, contact_sheets, read_verdicts
 from builder.schema import GlyphImage
-from hub.skips import SkipLog
 from builder.sources import registry as src_registry
+from hub.skips import SkipLog
 from test_glyphs_sources import fetch_via_mirror
 
 

@@ -26,8 +26,8 @@ from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.collect import collect_images
 from builder.glyphs.fonts import seal_glyphs
 from builder.glyphs.oracle_mnist import simplified_only
-from hub.skips import SkipLog
 from builder.sources import registry as src_registry
+from hub.skips import SkipLog
 
 AUDITED_NOT_SEAL = "地清球相祥禧語謹迎造语谨鸣"  # issue 12's audit of the bench's LXGW images
 

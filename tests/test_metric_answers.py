@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from builder.qa import audit, compose
-from hub import templates
 from builder.schema import Formation
+from hub import templates
 from harness import render
 from metrics.acce import answers, labels
 from space import exegesis

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from hub import templates as T
 from builder.qa.compose import (
     BENCH, DATASET, EARLY_FORM_REASON, L2_KINDS, FONT_REGION_REASON, _reading, bench_eligible, bench_qa,
     dataset_qa, facts_for, image_missing,
@@ -25,6 +24,7 @@ from builder.qa.evolution import EvidenceIndex, derive, strip_inherited
 from builder.qa.stage import load_duan, load_modern_forms, template_diversity
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
+from hub import templates as T
 from hub.skips import SkipLog
 
 OBI_CLASSES = "大日月牛翌田勿矢巳木"  # the ten Oracle-MNIST classes

@@ -14,11 +14,11 @@ import json
 import pytest
 
 from builder.qa import soundgloss
-from hub import templates as T
 from builder.qa.compose import BENCH, DATASET, SHENG_RESERVED, SOUND_GLOSS_REASON, facts_for, make_qa
 from builder.qa.evolution import EvidenceIndex, abbreviated_parts, derive
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
+from hub import templates as T
 from hub.skips import SkipLog
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper

@@ -16,8 +16,8 @@ from builder.records.fidelity import enforce, function_supported, text_supported
 from builder.records.llm_structurize import LLMStructurizer, paginate, response_schema
 from builder.schema import Component, Formation, Grounded, Provenance
 from builder.records.shuowen_rules import analyse, analyse_variant
-from hub.skips import SkipLog
 from builder.records.structurize import RuleStructurizer, SourceReading
+from hub.skips import SkipLog
 
 
 def sw_entry(sources_dir: Path, entry_id: int):

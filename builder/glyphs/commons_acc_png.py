@@ -44,9 +44,9 @@ from builder.glyphs.commons_ancient import COMMONS_PAGE, commons_title, tracings
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT as SVG_AUDITED_OUT
 from builder.glyphs.fonts import is_ideograph
 from builder.glyphs.oracle_mnist import GlyphSourceError, source_file
-from hub.skips import SkipLog
 from builder.sources.adapters.unihan import VARIANT_FIELDS, code_point
 from builder.sources.registry import REGISTRY
+from hub.skips import SkipLog
 
 NAME = "commons-acc-png"
 LICENCES = {

@@ -24,8 +24,8 @@ from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT
 from builder.glyphs.fonts import is_ideograph
 from builder.glyphs.oracle_mnist import source_file
-from hub.skips import SkipLog
 from builder.sources.registry import REGISTRY
+from hub.skips import SkipLog
 
 NAME = "commons-ancient"
 LICENCE = "public domain (PD-ancient-script; Wikimedia Commons Ancient Chinese characters project)"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
-from hub import imageio
 from builder.glyphs import tracing
+from hub import imageio
 
 # Bump when the same input would produce different pixels (changes every image id).
 RENDER_VERSION = "1"

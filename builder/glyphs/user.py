@@ -33,9 +33,9 @@ from pathlib import Path
 
 # the normaliser's own opening and compositing (hub/imageio.py), so "blank" means blank in the
 # image the build would store
-from hub import imageio
 from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
+from hub import imageio
 from hub.skips import SkipLog
 from metrics.acce import labels
 

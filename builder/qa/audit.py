@@ -44,11 +44,11 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from builder import ids as ids_mod
-from hub.layout import records_dir_of
-from hub import templates as qa_templates
 from builder.qa.compose import CompFact
 from builder.qa.stage import read_jsonl
 from builder.schema import EvolutionType, Formation, FormationLabel, Function, Script, Structure
+from hub.layout import records_dir_of
+from hub import templates as qa_templates
 from metrics.acce import answers, labels
 
 COLUMNS = ["image_path", "item_id", "stage", "question_or_field", "answer_or_value", "provenance", "verdict", "correction"]

@@ -33,7 +33,6 @@ from builder import aliases
 from builder.ids import PLACEHOLDERS, IDSError
 from builder.ids import first_level as ids_first_level
 from builder.qa import soundgloss
-from hub import templates as T
 from builder.qa.evolution import (
     MODERN_SOURCES,
     REAL_IMAGE_STYLES,
@@ -46,6 +45,7 @@ from builder.qa.evolution import (
     written_as,
 )
 from builder.schema import EARLY_FORM_SCRIPTS, Component, Formation, GlyphImage, GlyphRecord, Provenance
+from hub import templates as T
 from metrics.acce import answers, labels
 
 DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})

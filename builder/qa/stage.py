@@ -45,9 +45,9 @@ from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, 
 from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
 from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
-from hub.skips import SkipLog
 from builder.sources import registry
 from builder.sources.adapters import shuowen
+from hub.skips import SkipLog
 
 STAGE_VERSION = "1"
 

@@ -48,8 +48,8 @@ from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
 from builder.records.align import Corpus, align
 from builder.schema import BuildReport, GlyphImage, GlyphRecord, SCHEMA_VERSION, write_json_schema
 from builder.codekey import code_digest
-from hub.skips import SkipLog
 from builder.records.structurize import RuleStructurizer, SourceReading
+from hub.skips import SkipLog
 from metrics.acce import labels
 
 BUILD_VERSION = "records-1"  # bump when a change of rules must invalidate checkpoints

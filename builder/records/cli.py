@@ -20,9 +20,9 @@ records_app = typer.Typer(help="Inspect built records; convert to and from the o
 
 from builder.records.show import show_record
 from builder.schema import GlyphRecord, as_drawn
-from hub.skips import SkipLog
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
+from hub.skips import SkipLog
 
 
 def _characters(spec: Optional[str]) -> Optional[list[str]]:

@@ -39,9 +39,9 @@ from builder.sources.adapters import Entry
 from builder.sources.adapters.shuowen import ShuowenEntry
 from builder.aliases import canonical
 from builder.schema import Component, Formation, Provenance, Sense, Variant
-from hub.skips import SkipLog
 from builder.records.fidelity import enforce
 from builder.records.structurize import GFormation, GStr, RuleStructurizer, SourceReading, structurize_shuowen
+from hub.skips import SkipLog
 from metrics.acce import labels
 
 PROMPT_VERSION = "shuowen-reading-1"

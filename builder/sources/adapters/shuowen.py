@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.sources.adapters import Entry, source_path
-from hub.skips import SkipLog
 from builder.sources.registry import FETCH_COMMAND, SourceError
+from hub.skips import SkipLog
 
 SOURCE = "shuowen"
 REQUIRED = ("id", "wordhead", "explanation")
