@@ -9,7 +9,7 @@ skips the (large) dataset file. Figures, per file (bench / dataset):
 - **省 components named in full**: component questions (COMP_FULL, COMP_ASPECT, COMR,
   COMF, COMI, COME, the EXEGESIS component list) naming a component X that a record's
   source marks as abbreviated (a span reading ``X省``) while the record's IDS does not draw
-  X (``builder.qa.evolution.abbreviated_parts``: 癘 ⿸疒萬 with 「蠆省聲」), with the number
+  X (``builder.qa.component_names.abbreviated_parts``: 癘 ⿸疒萬 with 「蠆省聲」), with the number
   of characters; and **circular 省 notes**: interpretations saying ``「X」之省`` of X itself.
 - **EVOI skeleton table** (bench EVOI references): the stage report's table
   (``builder.qa.stage.template_diversity``: the skeleton is the text with every 「…」 slot
@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from builder.qa import soundgloss  # noqa: E402
-from builder.qa.evolution import abbreviated_parts  # noqa: E402
+from builder.qa.component_names import abbreviated_parts  # noqa: E402
 from builder.qa.stage import template_diversity  # noqa: E402
 from builder.schema import GlyphRecord  # noqa: E402
 from builder.sources import registry  # noqa: E402

@@ -20,7 +20,8 @@ from builder.qa.compose import (
     BENCH, DATASET, EARLY_FORM_REASON, L2_KINDS, FONT_REGION_REASON, _reading, bench_eligible, bench_qa,
     dataset_qa, facts_for, image_missing,
 )
-from builder.qa.evolution import EvidenceIndex, derive, strip_inherited
+from builder.qa.evidence import EvidenceIndex, strip_inherited
+from builder.qa.evolution import derive
 from builder.qa.stage import load_duan, load_modern_forms, template_diversity
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord

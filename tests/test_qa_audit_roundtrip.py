@@ -275,7 +275,7 @@ def test_corrected_record_fields_yield_the_corrected_questions(built, tmp_path):
     recs = load_records(built / "records", skips, progress=False)
     apply_record_decisions(recs, load_decisions(built), skips)
     rec = next(r for r in recs if r.id == rid)
-    from builder.qa.evolution import EvidenceIndex
+    from builder.qa.evidence import EvidenceIndex
     f = facts_for(rec, BENCH, EvidenceIndex(recs))
     assert f.formation[0].label == "会意" and f.orim[0] == "审校者写的本义"
 

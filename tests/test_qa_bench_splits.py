@@ -118,7 +118,7 @@ def test_unseen_components_flag(built):
     form (seal / modern); the held-out pairs (issue 20) are named by no dataset answer on
     that form, and together the unseen pairs reach the target share."""
     from builder.qa.compose import glyph_form
-    from builder.qa.evolution import canonical_component
+    from builder.qa.component_names import canonical_component
     from builder.qa.unseen_components import UNSEEN_COMPONENT_SHARE
 
     out, report = built

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from builder.qa.evolution import RULES, EvidenceIndex, canonical_component, derive
+from builder.qa.component_names import canonical_component
+from builder.qa.evidence import EvidenceIndex
+from builder.qa.evolution import derive
+from builder.qa.narrative import RULES
 from builder.schema import Component, GlyphRecord
 from qa_fixtures import IDS, SW, _shuowen_raw, build_records
 

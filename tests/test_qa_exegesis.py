@@ -14,8 +14,10 @@ import json
 import pytest
 
 from builder.qa import soundgloss
+from builder.qa.component_names import abbreviated_parts
 from builder.qa.compose import BENCH, DATASET, SHENG_RESERVED, SOUND_GLOSS_REASON, facts_for, make_qa
-from builder.qa.evolution import EvidenceIndex, abbreviated_parts, derive
+from builder.qa.evidence import EvidenceIndex
+from builder.qa.evolution import derive
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
 from hub import templates as T

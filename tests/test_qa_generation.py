@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from builder.qa.evolution import EvidenceIndex
 from builder.qa.compose import BENCH, DATASET, bench_eligible, bench_qa, dataset_qa, facts_for, make_qa
+from builder.qa.evidence import EvidenceIndex
 from hub import templates as T
 from metrics.acce import labels
 from qa_fixtures import build_records

@@ -48,10 +48,10 @@ from tqdm.auto import tqdm
 
 import jiezi_bench
 import jiezi_dataset
-from builder.qa import evolution
-from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES, QA_FEATURES, RECORD_FEATURES
+from builder.qa import narrative
 from hub.layout import records_dir_of
 from hub.read import content_fingerprint
+from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES, QA_FEATURES, RECORD_FEATURES
 from metrics.acce import labels
 
 log = logging.getLogger(__name__)
@@ -432,7 +432,7 @@ def render_card(kind: str, infos: dict[str, datasets.DatasetInfo], report: dict,
     return DatasetCard.from_template(
         card_data, template_path=str(CARDS_DIR / spec["template"]),
         report=report, config_rows=config_rows, image_sources=image_sources,
-        source_licences=SOURCE_LICENCES, rules_table=evolution.rules_table_markdown(),
+        source_licences=SOURCE_LICENCES, rules_table=narrative.rules_table_markdown(),
         scripts_all=list(labels.SCRIPTS), left_out=left_out or {}, rows=rows,
         label_skew=label_skew(out_dir) if kind == "bench" else [],
         # readable JSON in the card (jinja's tojson escapes every CJK character)

@@ -33,17 +33,10 @@ from builder import aliases
 from builder.ids import PLACEHOLDERS, IDSError
 from builder.ids import first_level as ids_first_level
 from builder.qa import soundgloss
-from builder.qa.evolution import (
-    MODERN_SOURCES,
-    REAL_IMAGE_STYLES,
-    abbreviated_parts,
-    EvidenceIndex,
-    Evolution,
-    derive,
-    ids_operands,
-    same_component,
-    written_as,
-)
+from builder.qa.component_names import abbreviated_parts, ids_operands, same_component, written_as
+from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES, REAL_IMAGE_STYLES
+from builder.qa.evolution import derive
+from builder.qa.narrative import Evolution
 from builder.schema import EARLY_FORM_SCRIPTS, Component, Formation, GlyphImage, GlyphRecord, Provenance
 from hub import templates as T
 from metrics.acce import answers, labels

@@ -41,8 +41,9 @@ from tqdm.auto import tqdm
 from builder.codekey import code_digest
 from builder.qa import bench_select as bench_mod
 from builder.qa import soundgloss
+from builder.qa.component_names import canonical_component
 from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, glyph_form, l2_dropped
-from builder.qa.evolution import EvidenceIndex, ModernForms, canonical_component, strip_inherited
+from builder.qa.evidence import EvidenceIndex, ModernForms, strip_inherited
 from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
 from builder.sources import registry

@@ -18,8 +18,8 @@ import hashlib
 import math
 from collections import Counter
 
+from builder.qa.component_names import canonical_component
 from builder.qa.compose import glyph_form
-from builder.qa.evolution import canonical_component
 
 UNSEEN_COMPONENT_SHARE = 0.15
 # held out: a margin over the target (rounding, components a turn never names)
