@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builder.qa import audit, compose
+from builder.qa import audit, wording
 from builder.schema import Formation
-from hub import templates
 from harness import render
+from hub import templates
 from metrics.acce import answers, labels
 from space import exegesis
 
@@ -68,9 +68,9 @@ def test_errors_name_the_subtask_and_field():
 
 
 def test_every_reader_uses_the_table():
-    # the QA composer's helpers (zh and en)
-    assert compose._struct_label("⿱") == ("⿱（上下结构）", "⿱ (top-bottom)")
-    assert compose._formation_text(Formation(label="形声", yisheng=True)) == (
+    # the QA wording's helpers (zh and en)
+    assert wording._struct_label("⿱") == ("⿱（上下结构）", "⿱ (top-bottom)")
+    assert wording._formation_text(Formation(label="形声", yisheng=True)) == (
         "形声（亦声，形声兼会意）", "phono-semantic compound (形声), the phonetic also carries meaning (亦声)")
     # the audit's correction model of each subtask has exactly the table's fields
     for code, model in audit._STRUCT_MODELS.items():

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from builder.qa.compose import (
-    BENCH, DATASET, EARLY_FORM_REASON, L2_KINDS, FONT_REGION_REASON, _reading, bench_eligible, bench_qa,
-    dataset_qa, facts_for, image_missing,
-)
+from builder.qa.compose import EARLY_FORM_REASON, L2_KINDS, facts_for
 from builder.qa.evidence import EvidenceIndex, strip_inherited
 from builder.qa.evolution import derive
+from builder.qa.facts import BENCH, DATASET
+from builder.qa.interpretation import _reading
+from builder.qa.questions import bench_eligible, bench_qa, dataset_qa
 from builder.qa.stage import load_duan, load_modern_forms, template_diversity
+from builder.qa.wording import FONT_REGION_REASON, image_missing
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
 from hub import templates as T

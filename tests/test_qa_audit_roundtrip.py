@@ -268,7 +268,8 @@ def test_corrected_record_fields_yield_the_corrected_questions(built, tmp_path):
             p.get("rule") == "audit.correction" and p.get("entry_id") == f"r.csv:{row_of[f'record:{rid}#{fld}']}"
             for p in provs)
     # the bench profile uses the reviewer's value too
-    from builder.qa.compose import BENCH, facts_for
+    from builder.qa.compose import facts_for
+    from builder.qa.facts import BENCH
     from builder.qa.stage import apply_record_decisions, load_decisions, load_records
     from hub.skips import SkipLog
     skips = SkipLog()

@@ -193,7 +193,7 @@ def test_bench_smaller_than_requested_is_reported(sources_dir, tmp_path):
 # --- the selection rules of issue 12, on a synthetic world of records and facts ----------
 
 from builder.qa import bench_select as bs  # noqa: E402
-from builder.qa.compose import CompFact, Facts  # noqa: E402
+from builder.qa.facts import CompFact, Facts  # noqa: E402
 from builder.schema import Formation, GlyphImage, GlyphRecord  # noqa: E402
 
 

@@ -15,9 +15,11 @@ import pytest
 
 from builder.qa import soundgloss
 from builder.qa.component_names import abbreviated_parts
-from builder.qa.compose import BENCH, DATASET, SHENG_RESERVED, SOUND_GLOSS_REASON, facts_for, make_qa
+from builder.qa.compose import SHENG_RESERVED, SOUND_GLOSS_REASON, facts_for
 from builder.qa.evidence import EvidenceIndex
 from builder.qa.evolution import derive
+from builder.qa.facts import BENCH, DATASET
+from builder.qa.wording import make_qa
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord
 from hub import templates as T

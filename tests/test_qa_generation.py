@@ -7,8 +7,11 @@ from collections import Counter
 
 import pytest
 
-from builder.qa.compose import BENCH, DATASET, bench_eligible, bench_qa, dataset_qa, facts_for, make_qa
+from builder.qa.compose import facts_for
 from builder.qa.evidence import EvidenceIndex
+from builder.qa.facts import BENCH, DATASET
+from builder.qa.questions import bench_eligible, bench_qa, dataset_qa
+from builder.qa.wording import make_qa
 from hub import templates as T
 from metrics.acce import labels
 from qa_fixtures import build_records

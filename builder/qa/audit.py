@@ -44,11 +44,11 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from builder import ids as ids_mod
-from builder.qa.compose import CompFact
+from builder.qa.facts import CompFact
 from builder.qa.stage import read_jsonl
 from builder.schema import EvolutionType, Formation, FormationLabel, Function, Script, Structure
-from hub.layout import records_dir_of
 from hub import templates as qa_templates
+from hub.layout import records_dir_of
 from metrics.acce import answers, labels
 
 COLUMNS = ["image_path", "item_id", "stage", "question_or_field", "answer_or_value", "provenance", "verdict", "correction"]
@@ -329,7 +329,7 @@ def _parse_json(text: str):
 
 def _answer_of(subtask: str, kind: str, struct: BaseModel) -> tuple[str, dict]:
     """Answer text and ``answer_struct`` of a structured answer, written the way
-    :func:`builder.qa.compose.make_qa` writes them."""
+    :func:`builder.qa.wording.make_qa` writes them."""
     if subtask in ("CHAR", "SCRC", "STRC"):
         data = struct.model_dump(exclude_none=True)  # no empty "accepted"
         return answers.answer_text(subtask, data), data

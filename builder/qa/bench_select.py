@@ -8,7 +8,7 @@ never occurs in JieZi-Dataset (``unseen_characters``, 12.5% of the characters) a
 whose (character, script) pair never occurs in it (``unseen_glyphs``, 25% of the images).
 
 Here an image is eligible when its record grounds every one-per-image question under the
-bench profile (:func:`builder.qa.compose.bench_eligible`). The selection (issue 12):
+bench profile (:func:`builder.qa.questions.bench_eligible`). The selection (issue 12):
 
 1. **Real ancient images, per script.** Traced glyphs (style ``tracing``: the Commons
    drawings of ``commons-ancient`` and ``commons-acc-png``, or a user's) whose (character,
@@ -63,7 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.glyphs.commons_acc_png import audit_verdict
-from builder.qa.compose import Facts, bench_eligible, bench_kinds
+from builder.qa.facts import Facts
+from builder.qa.questions import bench_eligible, bench_kinds
 from builder.schema import GlyphImage, GlyphRecord
 from metrics.acce import labels as acce_labels
 from metrics.acce.core import score
@@ -184,7 +185,7 @@ class Candidate:
 
 def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...] | None]:
     """``(scrc, strc, forc, come)`` answer labels of one record's bench rows, read the way
-    :func:`builder.qa.compose.make_qa` writes them and :mod:`metrics.acce` scores them."""
+    :func:`builder.qa.wording.make_qa` writes them and :mod:`metrics.acce` scores them."""
     scrc = acce_labels.SCRIPT_SCORING_ALIAS.get(facts.script, facts.script)
     strc = facts.structure[0] if facts.structure and "STRC" not in facts.missing else None
     forc = ("+".join(facts.formation[0].label_set())
@@ -197,7 +198,7 @@ def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...
 
 def accepted_of(facts: Facts) -> dict[str, tuple[str, ...]]:
     """The further STRC and FORC labels the rows of ``facts`` accept (FORC label sets
-    joined by "+"), as :func:`builder.qa.compose.make_qa` writes ``answer_struct["accepted"]``."""
+    joined by "+"), as :func:`builder.qa.wording.make_qa` writes ``answer_struct["accepted"]``."""
     acc = getattr(facts, "accepted", {}) or {}
     return {"STRC": tuple(acc.get("STRC", ())), "FORC": tuple("+".join(x) for x in acc.get("FORC", ()))}
 
@@ -433,7 +434,7 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     """Choose the bench images and splits (see the module docstring for the rules).
 
     ``records``: all records (their images are the candidates); ``bench_facts``: record id
-    -> :class:`~builder.qa.compose.Facts` under the bench profile (records without an entry are
+    -> :class:`~builder.qa.facts.Facts` under the bench profile (records without an entry are
     not eligible); ``target``: the most images the bench may have (its size otherwise
     follows from the composition rules). ``review_pool``: select the drawings the tracing
     audit must review instead (unreviewed drawings allowed, each quota x

@@ -132,7 +132,7 @@ class Polisher:
         return reply, "accepted", []
 
     def polish_item(self, item: dict) -> tuple[dict, str]:
-        """Polish one QA dict (:meth:`builder.qa.compose.QA.to_dict`) when its kind is polishable;
+        """Polish one QA dict (:meth:`builder.qa.facts.QA.to_dict`) when its kind is polishable;
         an accepted rewrite gets a provenance entry with rule ``polish:<model>``."""
         if item["kind"] not in POLISH_KINDS:
             return item, "skipped"

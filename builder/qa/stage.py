@@ -5,7 +5,7 @@ that looks complete):
 
 - ``qa/dataset.jsonl``: one line per glyph image of JieZi-Dataset:
   ``{"id", "image", "record_id", "character", "script", "qa": [QA dicts]}`` (``image`` is
-  relative to ``OUT/records``; QA dicts are :meth:`builder.qa.compose.QA.to_dict` with
+  relative to ``OUT/records``; QA dicts are :meth:`builder.qa.facts.QA.to_dict` with
   ``provenance`` and ``answer_struct`` stored pre-serialised as ``provenance_json`` and
   ``answer_struct_json``).
 - ``qa/bench.jsonl``: one line per JieZi-Bench question (the columns of ARCHITECTURE.md
@@ -42,8 +42,10 @@ from builder.codekey import code_digest
 from builder.qa import bench_select as bench_mod
 from builder.qa import soundgloss
 from builder.qa.component_names import canonical_component
-from builder.qa.compose import BENCH, DATASET, bench_qa, dataset_qa, facts_for, glyph_form, l2_dropped
+from builder.qa.compose import facts_for, glyph_form
 from builder.qa.evidence import EvidenceIndex, ModernForms, strip_inherited
+from builder.qa.facts import BENCH, DATASET
+from builder.qa.questions import bench_qa, dataset_qa, l2_dropped
 from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
 from builder.sources import registry
@@ -122,10 +124,10 @@ def load_decisions(out_dir: Path) -> dict[str, dict]:
 
 
 def _audit_prov(d: dict) -> Provenance:
-    """Provenance of a reviewer's decision: source "user", rule ``builder.qa.compose.AUDIT_RULE``
+    """Provenance of a reviewer's decision: source "user", rule ``builder.qa.facts.AUDIT_RULE``
     (which both QA profiles accept), entry id ``<sheet>:<row>``, span the correction (or
     the verdict)."""
-    from builder.qa.compose import AUDIT_RULE
+    from builder.qa.facts import AUDIT_RULE
     return Provenance(source="user", entry_id=f"{d.get('sheet', 'audit')}:{d.get('row', '?')}",
                       span=d.get("correction", "") or d["verdict"], rule=AUDIT_RULE)
 

@@ -4,8 +4,8 @@ One table (:data:`ANSWERS`) is the only place that says which keys a subtask's
 ``answer_struct`` has (JieZi-Bench column ``answer_struct``, JieZi-Dataset's per-turn
 ``answer_struct``; ARCHITECTURE.md "answer_struct per subtask"), which GlyphRecord field
 the answer states, which component attributes a component subtask asks for, and how a
-structured answer is written as the reference text. The QA composer
-(``builder/qa/compose.py``), the audit's correction models (``builder/qa/audit.py``), the
+structured answer is written as the reference text. The QA wording
+(``builder/qa/wording.py``), the audit's correction models (``builder/qa/audit.py``), the
 harness renderer (``harness/render.py``) and the Space (``space/exegesis.py``) read it, so
 adding a subtask means: a row here, a question template, a metric.
 

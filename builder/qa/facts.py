@@ -1,0 +1,149 @@
+"""The facts a QA pair may state and the QA pair itself.
+
+:class:`Profile` names the sources one resource may draw on (:data:`DATASET` for
+JieZi-Dataset, :data:`BENCH` for JieZi-Bench, strict: cross-source agreement);
+:class:`Facts` is what one record states under a profile (:func:`builder.qa.compose.facts_for`
+reads them off the record), :class:`CompFact` one component of it, and :class:`QA` one
+question-answer pair with its provenance and structured answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from builder.qa.narrative import Evolution
+from builder.schema import Formation, Provenance
+from hub import templates as T
+
+
+DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})
+BENCH_SOURCES = frozenset({"shuowen", "duan", "unihan"})
+
+
+# An expert's correction from an audit sheet (builder/qa/stage.py ``_audit_prov``): source
+# "user", this rule, entry id "<sheet>:<row>". Both profiles use it, strict or not: the
+# reviewer's word replaces the sources' (it is what the audit is for).
+AUDIT_RULE = "audit.correction"
+
+
+def _audit_provs(provs) -> list[Provenance]:
+    """The audit-correction provenance among ``provs`` (empty when the value is the sources')."""
+    return [p for p in provs if p.source == "user" and p.rule == AUDIT_RULE]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Which sources a QA answer may draw on.
+
+    ``name``: ``"dataset"`` or ``"bench"``; ``sources``: sources for the answers;
+    ``gap_sources``: extra sources used only for ORIM / COME / EVOI of characters the
+    caller does not reserve (dataset: Shuowen for non-bench characters);
+    ``strict``: require cross-source agreement (the bench).
+    """
+
+    name: str
+    sources: frozenset[str]
+    gap_sources: frozenset[str] = frozenset()
+    strict: bool = False
+
+
+DATASET = Profile("dataset", DATASET_SOURCES, gap_sources=frozenset({"shuowen"}))
+BENCH = Profile("bench", BENCH_SOURCES, strict=True)
+
+
+@dataclass
+class CompFact:
+    """One component as a profile may state it."""
+
+    name: str
+    functions: list[str]
+    provenance: list[Provenance]
+    interpretation: str | None = None
+    interpretation_en: str | None = None
+    interpretation_provenance: list[Provenance] = field(default_factory=list)
+    evolution_type: str | None = None
+    evolution_provenance: list[Provenance] = field(default_factory=list)
+    abbreviates: str | None = None  # the full component a 省 part stands for (萬 for 蠆)
+
+    def struct(self, *, functions=True, interpretation=True, evolution=True) -> dict:
+        """The component's ``answer_struct`` entry (ARCHITECTURE.md). A 省 part adds
+        ``abbreviates`` (the full component) and ``names`` (the accepted names: the part
+        drawn, then the full one), which both scorings match."""
+        d: dict = {"name": self.name}
+        if self.abbreviates:
+            d["abbreviates"] = self.abbreviates
+            d["names"] = [self.name, self.abbreviates]
+        if functions:
+            d["functions"] = list(self.functions)
+        if interpretation:
+            d["interpretation"] = self.interpretation
+        if evolution:
+            d["evolution_type"] = self.evolution_type
+        return d
+
+
+@dataclass
+class Facts:
+    """The facts of one record usable under one profile, with provenance.
+
+    ``missing`` maps a template kind to the reason it cannot be asked (counted by the
+    stage report).
+    """
+
+    record_id: str
+    character: str
+    script: str
+    profile: str
+    structure: tuple[str, list[Provenance]] | None = None
+    formation: tuple[Formation, list[Provenance]] | None = None
+    components: list[CompFact] = field(default_factory=list)
+    orim: tuple[str, str, list[Provenance], str] | None = None  # zh, en, provenance, kind
+    evolution: Evolution | None = None
+    evolution_sources: frozenset[str] = frozenset()
+    missing: dict[str, str] = field(default_factory=dict)
+    richness: float = 0.0
+    ids_regions: frozenset[str] | None = None  # see :func:`_ids_regions`
+    # kind -> the other answers the sources allow (answer_struct "accepted"; issue 21)
+    accepted: dict[str, list] = field(default_factory=dict)
+    variant_forms: list[str] = field(default_factory=list)  # Shuowen 重文 forms a glyph may be drawn in
+
+    def available(self) -> list[str]:
+        """Template kinds this record can answer (image kinds always)."""
+        return [k for k in T.KINDS if k not in self.missing]
+
+
+@dataclass
+class QA:
+    """One question-answer pair.
+
+    ``kind`` is the template kind (:data:`hub.templates.KINDS`), ``subtask`` its
+    ACCE code, ``metrics`` the metric keys a bench row is scored on, ``provenance`` a list
+    of ``{"field", "source", "entry_id", "span", "rule"}`` dicts, ``fields`` the record
+    fields used (the audit drops QA pairs by field).
+    """
+
+    kind: str
+    subtask: str
+    level: str
+    question: str
+    answer: str
+    question_en: str
+    answer_en: str
+    answer_struct: dict
+    metrics: list[str]
+    provenance: list[dict]
+    fields: list[str]
+    template: str
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind, "subtask": self.subtask, "level": self.level,
+            "question": self.question, "answer": self.answer,
+            "question_en": self.question_en, "answer_en": self.answer_en,
+            "answer_struct": self.answer_struct, "metrics": self.metrics,
+            "provenance": self.provenance, "fields": self.fields, "template": self.template,
+        }
+
+
+def _supporters(g) -> set[str]:
+    return set(g.agree) | {p.source for p in g.provenance}
