@@ -216,7 +216,7 @@ def test_structured_and_label_corrections_are_applied(built, tmp_path):
 
 
 def test_sheet_documents_the_correction_forms(built, tmp_path):
-    from builder.qa.audit import CORRECTION_FORMS
+    from builder.qa.corrections import CORRECTION_FORMS
 
     sheet = tmp_path / "s.csv"
     sample(built, sheet, record_fraction=0.1, dataset_pairs=5)
