@@ -39,6 +39,7 @@ from typing import Callable
 from tqdm.auto import tqdm
 
 from builder.codekey import code_digest
+from builder.qa import bench_balance
 from builder.qa import bench_select as bench_mod
 from builder.qa import soundgloss
 from builder.qa.component_names import canonical_component
@@ -594,7 +595,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                     "duan_entries_loaded": len(duan), "inherited_values_removed": inherited},
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    report["bench"]["balance"] = bench_mod.balance_report(bench_rows)
+    report["bench"]["balance"] = bench_balance.balance_report(bench_rows)
     _atomic_write(qa_dir / "report.json", lambda fh: json.dump(report, fh, ensure_ascii=False, indent=1))
     _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
     report["cached"] = False
