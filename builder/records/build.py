@@ -45,7 +45,8 @@ from typing import Callable, Iterable, Sequence
 from builder.glyphs import collect as glyphs
 from builder.sources import registry as src_registry
 from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
-from builder.records.align import Corpus, align
+from builder.records.align import align
+from builder.records.gather import Corpus
 from builder.schema import BuildReport, GlyphImage, GlyphRecord, SCHEMA_VERSION, write_json_schema
 from builder.codekey import code_digest
 from builder.records.structurize import RuleStructurizer, SourceReading
