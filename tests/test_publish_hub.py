@@ -55,7 +55,7 @@ def test_every_config_and_split_loads_offline(built, name, tmp_path):
                     from metrics.acce.labels import SUBTASKS
                     assert all(SUBTASKS[s] == config or (s == "COMR" and config == "L4") for s in row["subtasks"])
             if name == "jiezi-bench" and config == "images":
-                from metrics.acce.paper import REFERENCE_FIELDS
+                from metrics.acce.paper_reply import REFERENCE_FIELDS
                 assert tuple(json.loads(row["reference"])) == REFERENCE_FIELDS and row["question_ids"]
                 assert len(set(ds["image_id"])) == len(ds)
             elif name == "jiezi-bench":

@@ -23,6 +23,8 @@ from .judge import PROMPT_VERSION, OpenAIJudge, TransformersJudge
 from .labels import METRICS, SPLIT_FLAG_COLUMNS, SPLITS
 from .normalize import normalize_text
 from .paper import score_paper
+from .paper_match import pair_components
+from .paper_reply import reply_object
 from .variants import ONE_TO_ONE
 
 _CITATION = """\
