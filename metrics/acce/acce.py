@@ -16,6 +16,8 @@ from .aliases import ALIAS_TO_CANONICAL
 from .answers import ANSWERS
 from .eui import UCD_VERSION
 from .bertscore import DEFAULT_MODEL
+from .component_match import match_components
+from .component_record import clean_name
 from .components import parse_components
 from .core import METRIC_VERSION, coerce_settings, parse_answer, score
 from .extract import extract_script

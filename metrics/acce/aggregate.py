@@ -14,7 +14,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .components import SIMILARITY_THRESHOLD
+from .component_match import SIMILARITY_THRESHOLD
 from .labels import LEVELS, METRIC_LEVEL, METRICS
 
 METRIC_VERSION = "1.1.0"  # of the scoring definitions; recorded in every result

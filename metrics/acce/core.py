@@ -35,14 +35,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .aggregate import METRIC_VERSION, Cell, Item, aggregate
 from .bertscore import BertScoreStage, BertScoreUnavailable
-from .components import (
-    Component,
-    components_from_json,
-    dedupe,
-    f1_from_counts,
-    match_components,
-    parse_components,
-)
+from .component_match import f1_from_counts, match_components
+from .component_record import Component
+from .components import components_from_json, dedupe, parse_components
 from .extract import answer_part, extract_character, extract_formation, extract_script, extract_structure, only_question
 from .judge import SCALE, Judge, JudgeRequest, judge_from_env
 from .labels import COMPONENT_SUBTASKS, FORMATIONS, METRICS, SCRIPT_SCORING_ALIAS, SPLITS, SUBTASKS
