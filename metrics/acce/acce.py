@@ -27,6 +27,7 @@ from .normalize import normalize_text
 from .paper import score_paper
 from .paper_match import pair_components
 from .paper_reply import reply_object
+from .synonyms import SCRIPT_SYNONYMS
 from .variants import ONE_TO_ONE
 
 _CITATION = """\
