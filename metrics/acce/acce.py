@@ -21,6 +21,7 @@ from .component_record import clean_name
 from .components import parse_components
 from .core import METRIC_VERSION, coerce_settings, parse_answer, score
 from .extract import extract_script
+from .inputs import metrics_of
 from .judge import PROMPT_VERSION, OpenAIJudge, TransformersJudge
 from .labels import METRICS, SPLIT_FLAG_COLUMNS, SPLITS
 from .normalize import normalize_text
