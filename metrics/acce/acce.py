@@ -16,6 +16,7 @@ from .aliases import ALIAS_TO_CANONICAL
 from .answers import ANSWERS
 from .eui import UCD_VERSION
 from .bertscore import DEFAULT_MODEL
+from .bertscore_gguf import load_gguf_scorer
 from .component_match import match_components
 from .component_record import clean_name
 from .components import parse_components
