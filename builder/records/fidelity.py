@@ -117,8 +117,8 @@ def function_supported(fn: str, name: str, span: str) -> bool:
             return True
         if _followed_by(span, forms, ("聲", "声", "省聲", "省声")):
             return False  # named as the phonetic only
-        if _in_cong_run(span, forms):
-            return True
+        if _in_cong_run(span, forms) or _followed_by(span, forms, ("見而",)):
+            return True  # 从X; 小 「丨見而分之」: 丨 is shown
         return "聲" in span or "声" in span  # the non-phonetic part of an X聲 analysis
     return any(c in span for c in FUNCTION_CUES.get(fn, ()))
 

@@ -4,7 +4,14 @@
 meaning is what precedes 也); the analysis follows:
 
 - ``从X`` / ``从X从Y`` / ``从X、Y`` / ``从XY``: X (and Y) are semantic components (表意);
-  ``从二X`` / ``从反X`` / ``从X省`` are X doubled, reversed, abbreviated.
+  ``从二X`` / ``从三X`` / ``从重X`` / ``从反X`` / ``从到X`` / ``从X省`` are X doubled, tripled,
+  doubled, reversed, inverted, abbreviated (one component X: 棗 从重朿 is 朿 twice, not 朿 and
+  重); ``从古文X`` / ``从籒文X`` is X written in that form; ``从X有Y`` (骨 从冎有肉) is X with Y,
+  ``从X在Y上`` X placed on Y: both parts; ``从X無Y`` (了 从子無臂), ``从X而…`` describe X (Y
+  is no part); ``从X下Y`` / ``从X上Y`` names Y as a part only where the glyph's IDS shows it
+  (非 从飛下翄: the lowered wings of 飛, no part 翄; 看 从手下目: 目 is a part), which
+  alignment checks (rule ``….semantic.located``); ``X見而…`` after a 从-clause (小 从八，丨見而
+  分之) names X as a part too.
 - ``Y聲`` / ``Y省聲``: Y is the phonetic (表音), the character is 形声;
   ``Y亦聲``: Y is semantic and phonetic, 形声 with the 亦声 flag.
 - ``象形`` / ``象…之形``: 象形; ``指事``: 指事; two or more semantic components and no
@@ -37,11 +44,11 @@ NOT_ANALYSIS = ("凡", "讀若", "讀與", "一曰", "《", "案", "臣鉉", "�
 # Inside a 从-run: words that are not components (verbs, particles, locatives).
 # (Only function words: most verbs of the descriptive runs, 手 足 見 行 立 至 ..., are also
 # common components, so a run is cut at these and nothing else.)
-RUN_BREAKS = set("之相象於以也者所爲為及即卽其形意省聲")
+RUN_BREAKS = set("之相象於以也者所爲為及即卽其形意省聲而無")
 # Verbs that join two components in a run (从品在木上, 从又持巾, 从木戴孚): the
 # character after them is the next component.
 RUN_JOINS = set("在持戴依含覆挹貫推舉")
-COUNT_PREFIX = set("二三四")
+COUNT_PREFIX = set("二三四重")
 # Words before a component that describe it, not other components: 反/倒 (turned), 殘 (the
 # remains of: 昔 从殘肉 is the meat, not a component 殘)
 MODIFIER_PREFIX = set("反到倒殘")
@@ -50,6 +57,12 @@ MODIFIER_PREFIX = set("反到倒殘")
 # are that view, not Shuowen's, so the reading stops there.
 QUOTED_VIEW = re.compile(r"^(?:杜林|賈侍中|譚長|司馬相如|揚雄|楊雄|孔子|韓非|博士|官溥|宋弘|衞宏|董仲舒|劉歆|張林|甯嚴|王育|莊都|京房|歐陽喬|黃顥|周成|桑欽|爰禮|徐巡|班固|傅毅|淮南王|尹彤|逯安|杜業|張徹|李斯)[^，。：]{0,3}(?:說|曰|以爲|以為)")
 LOCATIVES = set("上下中內内外旁前後間")
+# a component written in an older script form (从古文死): the component is the character after it
+FORM_PREFIXES = ("古文", "籒文", "籀文", "篆文", "奇字")
+# 有 joins a part the first one has (骨 从冎有肉); 見 after a part shows it (小 丨見而分之)
+HAS = "有"
+# run breakers that are a part when they make up the whole run (耏 从而从彡)
+LONE_PARTS = set("而無")
 YISHENG = "亦"
 _BRACKET = re.compile(r"\[[^\]]*\]|\{[^}]*\}")
 
@@ -145,29 +158,49 @@ def _strip_brackets(s: str) -> str:
 
 
 def _run_components(run: str) -> list[str]:
-    """Component characters named in one 从-run (``水工`` -> [水, 工])."""
-    out: list[str] = []
+    """Component characters named in one 从-run (``水工`` -> [水, 工]); a part named after a
+    position word (飛下翄) is marked by :func:`located_components`."""
+    return [c for c, _ in _run_parts(run)]
+
+
+def located_components(run: str) -> set[str]:
+    """The parts of a 从-run named right after a position word (从飛下翄: 翄; 从手下目: 目):
+    parts only where the glyph shows them, so alignment checks them against the IDS."""
+    return {c for c, located in _run_parts(run) if located}
+
+
+def _run_parts(run: str) -> list[tuple[str, bool]]:
+    """(component, named after a position word) for each part of a 从-run, by the rules of
+    the module docstring."""
+    out: list[tuple[str, bool]] = []
     chars = [c for c in _strip_brackets(run) if not c.isspace()]
-    i = 0
+    i, located = 0, False
     while i < len(chars):
         c = chars[i]
         nxt = chars[i + 1] if i + 1 < len(chars) else None
+        if "".join(chars[i:i + 2]) in FORM_PREFIXES and i + 2 < len(chars) and cjk(chars[i + 2]):
+            i += 2
+            continue
         if (c in COUNT_PREFIX or c in MODIFIER_PREFIX) and nxt and cjk(nxt) and nxt not in RUN_BREAKS:
             i += 1
             continue
-        if c in RUN_JOINS:
-            i += 1
+        if (c in RUN_JOINS or c == HAS) and out and nxt and cjk(nxt) and nxt not in RUN_BREAKS:
+            i, located = i + 1, False  # 在 / 持 / 有 ...: the next character is a part as well
             continue
+        if c == "見" and out and nxt == "而":
+            break  # 丨見而分之: 丨 is shown, what follows describes
         if c in RUN_BREAKS:
             if c == "省" or c == "形" or c == "意":
                 i += 1
                 continue
+            if not out and nxt is None and c in LONE_PARTS:
+                out.append((c, False))  # the whole run is this one character (从而: 而 is the part)
             break  # a verb or particle: what follows describes, it does not list components
         if c in LOCATIVES and out:
-            i += 1
+            i, located = i + 1, True
             continue
         if cjk(c):
-            out.append(c)
+            out.append((c, located))
         i += 1
     return out
 
@@ -267,23 +300,36 @@ def _scan_phonetics(scan: _Scan, sent: str, si: int) -> None:
 
 def _scan_semantics(scan: _Scan, sent: str, si: int) -> None:
     """Semantic components of sentence ``si``: the 从-runs of clauses that open with 从
-    (or with a variant's 古文X从), phonetics inside a run left to :func:`_scan_phonetics`."""
+    (or with a variant's 古文X从), phonetics inside a run left to :func:`_scan_phonetics`;
+    then a clause ``X見而…`` after a 从-clause (小: 从八，丨見而分之) names X."""
+    opened = False
     for clause in _CLAUSE_SPLIT.split(sent):
         if not _opens_analysis(clause, scan.selves):
+            m = _SEEN.match(clause)
+            if opened and m and cjk(m.group(1)) and m.group(1) not in scan.selves:
+                _add_semantic(scan, m.group(1), sent, si, f"{scan.rule_prefix}.semantic.seen", single=False)
             continue
+        opened = True
         for m in _CONG_RUN.finditer(clause):
-            names = []
+            names, located = [], set()
             for part in m.group(1).split("、"):
                 pm = _PHONETIC.search(part)
-                names += _run_components(part[:pm.start()] if pm else part)
+                run = part[:pm.start()] if pm else part
+                names += _run_components(run)
+                located |= located_components(run)
             for n in names:
                 if n in scan.selves:
                     continue
-                c = scan.comps.setdefault(n, ComponentFound(n, [], sent, f"{scan.rule_prefix}.semantic"))
-                scan.where.setdefault(n, set()).add(si)
-                if "表意" not in c.functions:
-                    c.functions.insert(0, "表意")
-                scan.single[n] = len(names) == 1
+                rule = f"{scan.rule_prefix}.semantic" + (".located" if n in located else "")
+                _add_semantic(scan, n, sent, si, rule, single=len(names) == 1)
+
+
+def _add_semantic(scan: _Scan, n: str, sent: str, si: int, rule: str, *, single: bool) -> None:
+    c = scan.comps.setdefault(n, ComponentFound(n, [], sent, rule))
+    scan.where.setdefault(n, set()).add(si)
+    if "表意" not in c.functions:
+        c.functions.insert(0, "表意")
+    scan.single[n] = single
 
 
 def _interpretations(scan: _Scan, sents: list[str]) -> None:
@@ -314,11 +360,18 @@ def _formation(components: list[ComponentFound], scan: _Scan, sents: list[str], 
         return Found("形声", s, f"{p}.formation.sheng")
     if (s := span_of(lambda s: "指事" in s)) is not None:
         return Found("指事", s, f"{p}.formation.zhishi")
-    if (s := span_of(lambda s: "象形" in s or _XIANG_X_XING.search(s) is not None)) is not None:
+    # a part named after a position word (非 从飛下翄) may be no part at all: it does not
+    # make the text a compound
+    sem = [c for c in components if "表意" in c.functions and not c.rule.endswith(".located")]
+    if (s := span_of(lambda s: "象形" in s)) is not None:
         return Found("象形", s, f"{p}.formation.xiangxing")
+    if (s := span_of(lambda s: _XIANG_X_XING.search(s) is not None)) is not None:
+        # 「象…之形」 beside two or more parts the text lists (后: 象人之形…从一、口; 高: 从冂、口)
+        # is a compound whose class the text does not state: no class rather than a
+        # 象形 read off half of it
+        return None if len(sem) >= 2 else Found("象形", s, f"{p}.formation.xiangxing")
     if (s := span_of(lambda s: "會意" in s)) is not None:
         return Found("会意", s, f"{p}.formation.huiyi")
-    sem = [c for c in components if "表意" in c.functions]
     doubled = span_of(lambda s: _DOUBLED.search(s) is not None)
     if len(sem) >= 2 or (sem and doubled):
         idx = [i for i, s in enumerate(sents) if any(c.span == s for c in sem)]
@@ -329,9 +382,10 @@ def _formation(components: list[ComponentFound], scan: _Scan, sents: list[str], 
 
 
 _CLAUSE_SPLIT = re.compile(r"[，；]")
+_SEEN = re.compile(r"^(.)見而")
 _CONG_RUN = re.compile(r"[从從]([^从從]*)")
 _XIANG_X_XING = re.compile(r"象.{1,20}形")
-_DOUBLED = re.compile(r"[从從][二三四]")
+_DOUBLED = re.compile(r"[从從][二三四重]")
 
 
 VARIANT_PREFIX = re.compile(r"^(亦古文|古文|籒文|籀文|篆文|小篆|或|俗|奇字|今文)")
@@ -376,3 +430,49 @@ def duan_formation(pairs: list[tuple[str, str]], head: str) -> tuple[Found | Non
             value = label + ("+亦声" if yi else "")
             return Found(value, m.group(0), "duan.formation"), comps
     return None, []
+
+
+# ---- garbled characters of the digitised text --------------------------------------------
+
+@dataclass
+class Repair:
+    """What :func:`repair_garbled` did to an analysis: the parts read from Duan's quotation
+    instead (their spans are in the quotation), and what was dropped, as (field, value, why)."""
+
+    from_duan: list[ComponentFound] = field(default_factory=list)
+    dropped: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def repair_garbled(a: Analysis, garbled: frozenset[str], quotes: list[str], head: str) -> Repair:
+    """Keep ``a`` free of the characters the digitised 許慎 text garbled (``garbled``: see
+    :mod:`builder.sources.adapters.shuowen`; 今 「从亼从绁」 for 乀, 寑 「从宀钅聲」 for 㑴聲).
+    A gloss or sense holding one is dropped (段玉裁's gloss then speaks); a garbled part is
+    replaced by the part Duan's quotation names in its place when exactly as many new parts
+    stand there (寑 -> 㑴 表音), else every part is dropped: a formula that cannot be read
+    yields no components, not a wrong list. ``a`` is changed in place."""
+    rep = Repair()
+    if not garbled:
+        return rep
+    if a.gloss and set(a.gloss.value) & garbled:
+        rep.dropped.append(("original_meaning", a.gloss.value, "garbled character in the digitised text"))
+        a.gloss = None
+    keep = [s for s in a.senses if not set(s.value) & garbled]
+    rep.dropped += [("senses", s.value, "garbled character in the digitised text") for s in a.senses if s not in keep]
+    a.senses = keep
+    bad = [c for c in a.components if c.name in garbled]
+    if not bad:
+        return rep
+    good = [c for c in a.components if c.name not in garbled]
+    named = {c.name for c in good}
+    duan = [c for q in quotes for c in analyse(q, head, skip_gloss=False).components
+            if c.name not in named and c.name not in garbled and cjk(c.name)]
+    duan = list({c.name: c for c in duan}.values())
+    rep.dropped += [("components", c.name, "garbled character in the digitised text") for c in bad]
+    if len(duan) == len(bad):
+        rep.from_duan = duan
+        a.components = good
+    else:
+        rep.dropped += [("components", c.name, "the passage cannot be read: its other parts are dropped too")
+                        for c in good]
+        a.components = []
+    return rep

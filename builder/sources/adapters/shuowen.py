@@ -9,6 +9,12 @@ Each file gives two entries: ``shuowen:<id>`` (許慎's text, raw lines labelled
 說解 / 反切 / 拼音 / 部首 / 重文) and ``duan:<id>`` (the notes, lines 引 quote / 注 note).
 Upstream marks some characters with HTML (``<span>[<span>𦏲</span>]</span>``, a bracketed
 alternative form); the tags are removed and the bracketed text kept.
+
+The digitised 許慎 text garbles some rare characters into unrelated simplified ones (今
+「从亼从绁。绁，古文及」 for 乀, 寑 「从宀钅聲鲞」 for 㑴聲): :func:`mark_garbled` (called by
+the records stage, which has Unihan) lists them per entry in ``ShuowenEntry.garbled``, so
+that the rules read such a passage from Duan's quotation or not at all. The raw text is
+kept verbatim.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import opencc
 
 from builder.sources.adapters import Entry, source_path
 from builder.sources.registry import FETCH_COMMAND, SourceError
@@ -68,10 +76,14 @@ class ShuowenEntry(Entry):
     variants: list[Variant] = field(default_factory=list)
     duan: Entry | None = None
     duan_notes: list[DuanNote] = field(default_factory=list)
+    garbled: frozenset[str] = frozenset()
 
 
 def variant_kind(text: str) -> str:
-    """The 重文 kind named at the start of a variant's explanation (異體 when none is named)."""
+    """The 重文 kind named at the start of a variant's explanation (異體 when none is named);
+    the head written before 或 does not hide a 或體 (它's 蛇: 「它或从虫」; 玨's 瑴: 「𤤴或从㱿」)."""
+    if text[1:2] == "或":
+        return "或體"
     for prefix, kind in VARIANT_KINDS:
         if text.startswith(prefix):
             return kind
@@ -167,3 +179,21 @@ def read(sources_dir: Path, skipped: SkipLog, *, files: list[Path] | None = None
     out = [e for e in results if e is not None]
     out.sort(key=lambda e: (int(e.entry_id) if e.entry_id.isdigit() else 1 << 30, e.entry_id))
     return out
+
+
+def mark_garbled(entries: list[ShuowenEntry], suspects: frozenset[str]) -> None:
+    """Set ``garbled`` on each entry (module docstring): the characters of 許慎's text and
+    its 重文 texts that are ``suspects`` (characters with a simplified radical, Unihan
+    ``kRSUnicode``: :func:`builder.sources.adapters.unihan.simplified_radical`), no head or
+    重文 of ``entries``, and absent, in both forms (OpenCC s2t), from Duan's quotation: 魾
+    「大鳠也」 is Duan's 「大鱯也」 in its simplified form and stays; 今's 绁 (Duan: 乀) is
+    garbled. An entry Duan does not quote is left alone: nothing to compare with."""
+    s2t = opencc.OpenCC("s2t")
+    forms = {e.character for e in entries} | {v.form for e in entries for v in e.variants}
+    for e in entries:
+        quoted = "".join(n.quote for n in e.duan_notes)
+        if not quoted:
+            continue
+        text = e.explanation + "".join(v.text for v in e.variants)
+        e.garbled = frozenset(c for c in set(text) if c in suspects and c not in forms and c not in quoted
+                              and s2t.convert(c) not in quoted)

@@ -71,3 +71,11 @@ def read(sources_dir: Path, skipped: SkipLog, *, files: dict[str, Path] | None =
                 else:
                     d[fld] = value
     return {ch: Entry(SOURCE, f"U+{ord(ch):04X}", ch, "\n".join(lines[ch]), data[ch]) for ch in data}
+
+
+def simplified_radical(entries: dict[str, Entry]) -> frozenset[str]:
+    """The characters written with a simplified radical (``kRSUnicode`` marks it with ``'``:
+    纟 120', 钅 167', 鱼 195' ...). The digitised Shuowen text garbles rare characters into
+    such characters (:func:`builder.sources.adapters.shuowen.mark_garbled`)."""
+    return frozenset(ch for ch, e in entries.items()
+                     if "'" in (e.data.get("kRSUnicode") or "").split(" ")[0])
