@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import gzip
 import struct
+from functools import lru_cache
 from pathlib import Path
 
 from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
+from builder.sources.adapters import shuowen
 from hub.skips import SkipLog
 
 # Oracle-MNIST class index -> character. Source: SOURCES.md (the upstream paper's class
@@ -84,30 +86,59 @@ def read_oracle_mnist(sources_dir: Path) -> tuple[int, int, list[bytes], list[in
     return rows, cols, images, labels
 
 
+UNIHAN_MAPPINGS = "unihan/Unihan_OtherMappings.txt"
+
+
 def simplified_only(sources_dir: Path) -> frozenset[str]:
     """Characters that are simplified forms differing from their traditional form.
 
-    Rule (Unihan ``kTraditionalVariant``, Unicode 17.0): a character is simplified-only
-    when it has a ``kTraditionalVariant`` and that list does not contain the character
-    itself. So 马 (-> 馬) and 发 (-> 發 髮) are simplified-only, while 云 (-> 云 雲) and
-    后 (-> 后 後), which are also traditional characters in their own right, are not.
-    A rendering of a simplified-only character is labelled 简体 rather than 楷书.
+    Rule (Unihan, Unicode 17.0): a character with a ``kTraditionalVariant`` is
+    simplified-only when that list does not contain the character itself (马 -> 馬, 发 ->
+    發 髮), or when it does but nothing says the character is in traditional use of its
+    own: it has no Big5 code (``kBigFive``, Unihan_OtherMappings.txt: the traditional
+    character set) and it is no Shuowen head or 重文. So 实 (-> 实 實) and 瘘 (-> 瘘 瘺 瘻),
+    which Unihan lists as their own traditional form only because a rare-character
+    standard encodes them, are simplified-only, while 云 (-> 云 雲) and 后 (-> 后 後), in
+    Big5 and Shuowen heads, and 从 (Shuowen's head 从, not in Big5) are not. A rendering
+    of a simplified-only character is labelled 简体 rather than 楷书; the records stage
+    uses the same set for records without an image.
 
-    Raises :class:`GlyphSourceError` when the Unihan variants file is missing.
+    Raises :class:`GlyphSourceError` when the Unihan or Shuowen files are missing.
     """
-    path = source_file(sources_dir, UNIHAN_VARIANTS)
-    out: set[str] = set()
+    return _simplified_only(str(Path(sources_dir).resolve()))
+
+
+@lru_cache(maxsize=4)
+def _simplified_only(sources_dir: str) -> frozenset[str]:
+    trad = _unihan_field(Path(sources_dir), UNIHAN_VARIANTS, "kTraditionalVariant")
+    big5 = _unihan_field(Path(sources_dir), UNIHAN_MAPPINGS, "kBigFive")
+    self_listed = {ch for ch, v in trad.items() if ch in v}
+    shuowen_forms = _shuowen_forms(Path(sources_dir)) if self_listed - set(big5) else set()
+    return frozenset(ch for ch, v in trad.items() if v and (ch not in v or (ch not in big5 and ch not in shuowen_forms)))
+
+
+def _unihan_field(sources_dir: Path, rel: str, field: str) -> dict[str, list[str]]:
+    """{character: the field's value split on whitespace} of one Unihan file (a ``U+XXXX``
+    value becomes its character; a ``<source`` tag is dropped)."""
+    path = source_file(sources_dir, rel)
+    out: dict[str, list[str]] = {}
     with open(path, encoding="utf-8") as fh:
         for line in fh:
-            if not line.startswith("U+") or "\tkTraditionalVariant\t" not in line:
+            if not line.startswith("U+") or f"\t{field}\t" not in line:
                 continue
             cp, _, value = line.rstrip("\n").split("\t", 2)
-            # Values look like "U+99AC" or "U+540E U+5F8C"; some carry "<source" tags.
-            trad = {int(v.split("<", 1)[0][2:], 16) for v in value.split() if v.startswith("U+")}
-            code = int(cp[2:], 16)
-            if trad and code not in trad:
-                out.add(chr(code))
-    return frozenset(out)
+            out[chr(int(cp[2:], 16))] = [chr(int(v.split("<", 1)[0][2:], 16)) if v.startswith("U+") else v
+                                         for v in value.split()]
+    return out
+
+
+def _shuowen_forms(sources_dir: Path) -> set[str]:
+    """Every Shuowen head and 重文 form (the Shuowen adapter's entries)."""
+    try:
+        entries = shuowen.read(sources_dir, SkipLog())
+    except Exception as exc:  # the adapter's SourceError: no Shuowen data in the cache
+        raise GlyphSourceError(f"source 'shuowen': {exc}") from exc
+    return {e.character for e in entries} | {v.form for e in entries for v in e.variants}
 
 
 # --- the glyph source -------------------------------------------------------------------
