@@ -33,16 +33,20 @@ import re
 import unicodedata
 
 from builder.aliases import canonical, same_component
-from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, structure_label
+from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, stroke_split, structure_label
 from builder.records.fidelity import norm_text, record_provenance
 from builder.records.gather import Candidate, Corpus, _rank, _via, gather
 from builder.records.structurize import IdsOption
-from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
+from builder.schema import (EARLY_FORM_SCRIPTS, Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance,
+                            Reading, Variant)
 from metrics.acce.labels import FUNCTIONS
 
 # Sources that name only some components (段注 states an 亦聲 component): silence is no disagreement.
 PARTIAL_COMPONENT_SOURCES = {"duan"}
-SEAL_IS_HEAD_KINDS = {"古文", "籒文", "或體", "俗字", "奇字", "異體"}
+# 重文 kinds older than the seal: a seal drawing of such a character shows its head's seal form
+# (明-seal draws 朙). A 或體 / 俗字 is itself a seal form, drawn as the variant (蛇-seal is
+# 虫 beside 它, not 它), so its record analyses the variant.
+SEAL_IS_HEAD_KINDS = {"古文", "籒文", "奇字", "異體"}
 
 
 def _first(cands: list[Candidate], attr: str) -> Candidate | None:
@@ -99,14 +103,35 @@ def formation_compatible(a: Formation, b: Formation) -> bool:
     return (a.yisheng and b.label in ("形声", "会意")) or (b.yisheng and a.label in ("形声", "会意"))
 
 
+def analysis_true_of_form(c: Candidate, form_leaves: set[str], corpus: Corpus) -> bool:
+    """Whether ``c``'s analysis (formation, components) may stand for this form: its own,
+    or a same-word counterpart's (:func:`builder.records.gather.same_word_link`) whose
+    every component the form's IDS shows (邓 does not draw 鄧's 登, 实 not 實's 貫: their
+    「登聲」 / 會意 are not theirs); never 段注's class on a 重文's head (``head:X``)."""
+    if c.via is None:
+        return True
+    if c.via.startswith("head:"):
+        return False
+    comps = list(c.reading.components)
+    if c.source == "duan":
+        # Duan's class is of the parts Xu's analysis of the same entry names (實 从宀从貫)
+        key = "shuowen:" + c.reading.entry_key.split(":", 1)[1]
+        comps += [x for r in corpus.readings.get(c.reading.character, []) if r.entry_key == key and r.head is None
+                  for x in r.components]
+    return all(_shown(x.name, form_leaves, corpus) for x in comps)
+
+
 def _component_sets(c: Candidate, form_ids_leaves: set[str], corpus: Corpus) -> list[Component]:
-    """A candidate's etymological components for this form (borrowed ones filtered by the IDS)."""
+    """A candidate's etymological components for this form (a 重文's kept parts of its head
+    filtered by the IDS; nothing from an analysis that is not true of the form)."""
     r = c.reading
-    comps = [x.model_copy(deep=True) for x in r.components]
-    inherited = [x.model_copy(deep=True) for x in r.inherited_components]
-    keep_all = c.via is None
-    out = comps if keep_all else [x for x in comps if _shown(x.name, form_ids_leaves, corpus)]
-    out += [x for x in inherited if _shown(x.name, form_ids_leaves, corpus)]
+    if not analysis_true_of_form(c, form_ids_leaves, corpus):
+        return []
+    # a part Shuowen names after a position word is one only where the IDS shows it (看 从手下目
+    # shows 目; 非 从飛下翄 shows no 翄: the lowered wings of 飛)
+    out = [x.model_copy(deep=True) for x in r.components
+           if not any(".located" in p.rule for p in x.provenance) or _shown(x.name, form_ids_leaves, corpus)]
+    out += [x.model_copy(deep=True) for x in r.inherited_components if _shown(x.name, form_ids_leaves, corpus)]
     for x in out:
         x.provenance = _via(x.provenance, c.via)
         x.interpretation_provenance = _via(x.interpretation_provenance, c.via)
@@ -148,18 +173,24 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
 
     One step per field group, in this order (each returns the candidates it used, whose
     raw texts and fidelity flags the record keeps): IDS and structure, formation,
-    components, original meaning / English definition / senses, readings, variants,
-    radical-stroke and traditional / simplified forms. Never raises for missing data:
-    fields no source supports stay empty.
+    components (none of the three for an early-form script,
+    :data:`builder.schema.EARLY_FORM_SCRIPTS`), original meaning / English definition /
+    senses, readings, variants, radical-stroke and traditional / simplified forms. Never
+    raises for missing data: fields no source supports stay empty.
     """
     form = _written_form(character, script, corpus)
     cands = gather(form, corpus)
     rec = GlyphRecord(id=f"{character}_{script}", character=character, script=script,
                       form=form if form != character else None)
-    chosen_ids, used = _align_ids(rec, cands, script, form)
-    operands, form_leaves = _shape(cands, chosen_ids, form)
-    used += _align_formation(rec, cands)
-    used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
+    used: list[Candidate] = []
+    if script not in EARLY_FORM_SCRIPTS:
+        # an oracle-bone, bronze or Warring States form is analysed by none of the sources (the
+        # IDS and dictionaries describe the modern character, Shuowen the seal): its record
+        # states no layout, parts or class (眉's 甲骨文 is no ⿸; the 楷书 record has them)
+        chosen_ids, used = _align_ids(rec, cands, script, form)
+        operands, form_leaves = _shape(cands, chosen_ids, form)
+        used += _align_formation(rec, cands, form_leaves, corpus)
+        used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
     used += _align_meaning(rec, cands)
     used += _align_readings(rec, cands)
     _flag_contradictions(rec, cands, corpus)
@@ -192,12 +223,14 @@ def _align_ids(rec: GlyphRecord, cands: dict[str, list[Candidate]], script: str,
     ids_by_source = _choose_ids(cands, script)
     if not ids_by_source:
         return None, used
-    labels_ = {s: structure_label(o.ids, form) for s, o in ids_by_source.items()}
+    # a split into strokes only (力 ⿻丿𠃌) is a single graph: 独体, not the split's layout
+    labels_ = {s: "独体" if stroke_split(o.ids) else structure_label(o.ids, form) for s, o in ids_by_source.items()}
     labels_ = {s: v for s, v in labels_.items() if v}
     if labels_:
         src, agree, dis = _vote(labels_, lambda a, b: a == b)
         provs = [p for s in agree for p in _via(ids_by_source[s].provenance, None)]
-        rule = "ids.top_idc" if labels_[src] != "独体" else "ids.single_component"
+        rule = ("ids.top_idc" if labels_[src] != "独体" else
+                "ids.stroke_split" if stroke_split(ids_by_source[src].ids) else "ids.single_component")
         rec.structure = Grounded(value=labels_[src], provenance=[p.model_copy(update={"rule": rule}) for p in provs],
                                  agree=agree, disagree={s: labels_[s] for s in dis})
     keys = {s: _leaf_key(o.ids) for s, o in ids_by_source.items()}
@@ -231,14 +264,17 @@ def _shape(cands: dict[str, list[Candidate]], chosen_ids: IdsOption | None, form
     return operands, form_leaves
 
 
-def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
+def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_leaves: set[str],
+                     corpus: Corpus) -> list[Candidate]:
     """``rec.formation``: the majority formation (亦声 compatible with 形声 and 会意, and
-    kept when an agreeing source states it). Returns the candidates used."""
+    kept when an agreeing source states it) over the analyses true of this form
+    (:func:`analysis_true_of_form`). Returns the candidates used."""
     fvals: dict[str, tuple[Formation, Candidate]] = {}
     for s, cl in cands.items():
-        c = _first(cl, "formation")
+        c = _first([x for x in cl if analysis_true_of_form(x, form_leaves, corpus)], "formation")
         if c:
             fvals[s] = (c.reading.formation.value, c)
+    _drop_contradicted_mmh_type(rec, fvals)
     if not fvals:
         return []
     src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
@@ -250,6 +286,21 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> lis
     rec.formation = Grounded(value=value, provenance=provs, agree=agree,
                              disagree={s: _formation_text(fvals[s][0]) for s in dis})
     return [fvals[s][1] for s in fvals]
+
+
+def _drop_contradicted_mmh_type(rec: GlyphRecord, fvals: dict[str, tuple[Formation, Candidate]]) -> None:
+    """makemeahanzi's etymology type is a learner's label: where cjkvi-ids' 六書 analysis
+    (which follows Shuowen) gives another class (偬: 「ideographic」 against 怱聲), it is
+    flagged and left out of the vote and of the agreement claims (issue 20 review)."""
+    m, c = fvals.get("makemeahanzi"), fvals.get("cjkvi-ids")
+    if m is None or c is None or formation_compatible(m[0], c[0]):
+        return
+    p = m[1].reading.formation.provenance[0]
+    cp = c[1].reading.formation.provenance[0]
+    rec.flags.append(FidelityFlag(field="formation", value=_formation_text(m[0]), source="makemeahanzi", span=p.span,
+                                  reason=f"makemeahanzi's type disagrees with cjkvi-ids' analysis "
+                                         f"{_formation_text(c[0])} ({cp.span})"))
+    del fvals["makemeahanzi"]
 
 
 def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chosen_ids: IdsOption | None,
@@ -271,7 +322,8 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
     if comp_sets and comp_sets[0][0] not in PARTIAL_COMPONENT_SOURCES:
         rec.components = _merge_components(comp_sets, operands, corpus)
         return [t[1] for t in comp_sets]
-    if chosen_ids and operands and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
+    if chosen_ids and operands and not stroke_split(chosen_ids.ids) \
+            and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
         for o in operands:
             if o.text in PLACEHOLDERS or any(ch in PLACEHOLDERS for ch in o.text):
                 continue
@@ -442,8 +494,8 @@ def _align_forms(rec: GlyphRecord, cands: dict[str, list[Candidate]], character:
     simp = corpus.simplified.get(character)
     rec.traditional = next((t for t in trad or [] if t != character), None)
     rec.simplified = next((t for t in simp or [] if t != character), None)
-    if trad and character in trad:
-        rec.traditional = None
+    if trad and character in trad and character not in corpus.simplified_only:
+        rec.traditional = None  # 云 is a traditional character too (实 only in a rare-character set)
     return used
 
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from builder.glyphs import collect as glyphs
+from builder.glyphs.oracle_mnist import simplified_only
 from builder.sources import registry as src_registry
 from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
 from builder.records.align import align
@@ -144,6 +145,7 @@ def load_sources(sources_dir: Path, skipped: SkipLog, characters: Iterable[str] 
     mm = makemeahanzi.read(sources_dir, skipped)
     an = cjkvi_ids.read_analysis(sources_dir, skipped)
     uh = unihan.read(sources_dir, skipped)
+    shuowen.mark_garbled(sw, unihan.simplified_radical(uh))  # 今 「从亼从绁」: the digitised text's 乀
     if characters is not None:
         universe = sorted({c for c in characters if isinstance(c, str) and len(c) == 1})
     else:
@@ -213,9 +215,10 @@ def build_readings(loaded: Loaded, structurizer, *, workers: int = 1, progress: 
     return out
 
 
-def make_corpus(loaded: Loaded, readings: list[SourceReading]) -> Corpus:
-    """Index readings by form, collect raw texts and the Unihan variant links."""
-    corpus = Corpus()
+def make_corpus(loaded: Loaded, readings: list[SourceReading], simplified: frozenset[str] = frozenset()) -> Corpus:
+    """Index readings by form, collect raw texts and the Unihan variant links;
+    ``simplified`` is the simplified-only set (:func:`builder.glyphs.oracle_mnist.simplified_only`)."""
+    corpus = Corpus(simplified_only=simplified)
     for e in loaded.shuowen:
         corpus.texts[e.key] = e.raw
         if e.duan is not None:
@@ -273,20 +276,20 @@ def summarize(rec: GlyphRecord) -> dict:
     }
 
 
-def regular_script(ch: str, traditional: dict[str, list[str]]) -> str:
-    """简体 for a simplified-only form (its Unihan kTraditionalVariant exists and excludes
-    itself), else 楷书: the rule the glyph stage labels its renderings by."""
-    trad = traditional.get(ch)
-    return "简体" if trad and ch not in trad else "楷书"
+def regular_script(ch: str, simplified: frozenset[str]) -> str:
+    """简体 for a simplified-only form (``simplified``:
+    :func:`builder.glyphs.oracle_mnist.simplified_only`), else 楷书: the rule the glyph stage
+    labels its renderings by."""
+    return "简体" if ch in simplified else "楷书"
 
 
 def record_pairs(universe: list[str], images: list[tuple[str, GlyphImage]],
-                 traditional: dict[str, list[str]]) -> list[tuple[str, str]]:
+                 simplified: frozenset[str]) -> list[tuple[str, str]]:
     """Every (character, script) to build, sorted by record id: each image's pair, and
     the regular-script pair of every character of ``universe`` without one."""
     pairs = {(ch, img.script) for ch, img in images}
     have = {ch for ch, s in pairs if s in REGULAR_SCRIPTS}
-    pairs |= {(ch, regular_script(ch, traditional)) for ch in universe if ch not in have}
+    pairs |= {(ch, regular_script(ch, simplified)) for ch in universe if ch not in have}
     return sorted(pairs, key=lambda p: f"{p[0]}_{p[1]}")
 
 
@@ -360,7 +363,7 @@ def build(opts: BuildOptions) -> BuildReport | None:
         images, fonts = _collect_images(loaded, sources_dir, out, opts, skipped)
         timings["images"] = time.time() - t
         _check_stop(opts, "images")
-        plan = _plan_records(loaded, images, work, opts)
+        plan = _plan_records(loaded, images, work, opts, sources_dir)
         t = time.time()
         corpus = None
         if plan.todo or opts.stop_after == "readings":
@@ -425,12 +428,11 @@ class _Plan:
     todo: list[tuple[int, list[tuple[str, str]]]]
 
 
-def _plan_records(loaded: Loaded, images: list[tuple[str, GlyphImage]], work: Path, opts: BuildOptions) -> _Plan:
+def _plan_records(loaded: Loaded, images: list[tuple[str, GlyphImage]], work: Path, opts: BuildOptions,
+                  sources_dir: Path) -> _Plan:
     """Each image's (character, script), and the regular-script record of every
     character; chunks already written by an earlier run are kept."""
-    trad = {ch: list(e.data.get("kTraditionalVariant") or []) for ch, e in loaded.unihan.items()
-            if e.data.get("kTraditionalVariant")}
-    pairs = record_pairs(loaded.universe, images, trad)
+    pairs = record_pairs(loaded.universe, images, simplified_only(sources_dir))
     by_pair: dict[tuple[str, str], list[GlyphImage]] = defaultdict(list)
     for ch, img in images:
         by_pair[(ch, img.script)].append(img)
@@ -459,7 +461,7 @@ def _corpus_for(loaded: Loaded, pairs: list[tuple[str, str]], sources_dir: Path,
     readings = build_readings(loaded, structurizer, workers=opts.workers, progress=opts.progress)
     if isinstance(getattr(structurizer, "skipped", None), SkipLog):
         skipped.extend(structurizer.skipped)
-    return make_corpus(loaded, readings)
+    return make_corpus(loaded, readings, simplified_only(sources_dir))
 
 
 def _run_align(corpus: Corpus, todo: list[tuple[int, list[tuple[str, str]]]], rdir: Path,

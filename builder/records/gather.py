@@ -51,6 +51,7 @@ class Corpus:
     simplified: dict[str, list[str]] = field(default_factory=dict)
     variants: dict[str, set[str]] = field(default_factory=dict)
     reverse_links: dict[str, list[tuple[str, str, SourceReading]]] = field(default_factory=dict)
+    simplified_only: frozenset[str] = frozenset()
 
     def add(self, reading: SourceReading) -> None:
         """Index one reading by the form it analyses (and its links by their target)."""
@@ -107,24 +108,33 @@ def _sort_direct(readings: list[SourceReading]) -> list[SourceReading]:
 
 
 def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
-    """Per source, the candidate readings for ``form`` in the order fields are taken from."""
+    """Per source, the candidate readings for ``form`` in the order fields are taken from.
+
+    Another character's reading is a candidate only where it is the same word written
+    another way (:func:`same_word_link`: a one-to-one traditional / simplified pair, or a
+    variant Unihan records), never a character that is a part of the other (丽 in 麗), and
+    never the head of a 重文 for its analysis (a 古文 / 籒文 is drawn differently; only
+    段注's gloss on the head of a 重文 still read like it is offered, ``head:X``).
+    """
     out: dict[str, list[Candidate]] = {}
     direct = [_as_variant_reading(r, form, corpus) for r in _sort_direct(corpus.readings.get(form, []))]
     for r in direct:
         out.setdefault(r.source, []).append(Candidate(r))
         if r.source == "cjkvi-ids" and r.formation is None:
-            for target, _kind in r.links:
+            for target, kind in r.links:
+                if not same_word_link(form, target, kind, corpus):
+                    continue
                 for t in corpus.readings.get(target, []):
                     if t.source == "cjkvi-ids" and t.formation is not None:
                         out["cjkvi-ids"].append(Candidate(t, f"link:{target}"))
-    # a Shuowen 重文 still read like its head is the head's word: 段注's statement on the
-    # head applies too
+    # a Shuowen 重文 still read like its head is the head's word: 段注's gloss on the head
+    # applies too (never his class: the 重文 is drawn differently)
     heads = [r.head for r in direct if r.source == "shuowen" and r.head and same_word(form, r.head, corpus)]
     if heads and "duan" not in out:
         for r in corpus.readings.get(heads[0], []):
             if r.source == "duan":
                 out.setdefault("duan", []).append(Candidate(r, f"head:{heads[0]}"))
-    merged = form in corpus.traditional.get(form, [])
+    merged = form in corpus.traditional.get(form, []) and form not in corpus.simplified_only
     # a character that is a Shuowen head itself (升 十龠也, 後 遲也) is analysed by its own entry,
     # never by its partner's (昇 从日升聲, 后): the two are different words written alike today
     own_head = any(r.source == "shuowen" and r.head is None for r in direct)
@@ -134,11 +144,63 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
             # several words merged into one character, none of whose entries speaks for
             # 复 itself (its own Shuowen head is 𡕨 行故道也, not 復 往來也)
             continue
+        if not same_word_link(form, other, "簡体" if rel == "traditional" else "繁體", corpus):
+            continue
         for r in _sort_direct(corpus.readings.get(other, [])):
             if own_head and r.source in ("shuowen", "duan"):
                 continue
             out.setdefault(r.source, []).append(Candidate(r, f"{rel}:{other}"))
     return out
+
+
+# cjkvi-ids / Shuowen kinds of a 重文: a form drawn otherwise than its head
+CHONGWEN_KINDS = frozenset({"古文", "籒文", "或體", "俗字", "篆文", "奇字"})
+
+
+def one_to_one(a: str, b: str, corpus: Corpus) -> bool:
+    """Whether ``a`` and ``b`` are a one-to-one traditional / simplified pair in Unihan
+    (邓 / 鄧, 实 / 實: each the other's only counterpart; not 发, which also stands for 髮).
+    True where Unihan links neither way (the pair is OpenCC's, used only then)."""
+    if b in corpus.traditional.get(a, []) or a in corpus.simplified.get(b, []):
+        t, s = b, a
+    elif a in corpus.traditional.get(b, []) or b in corpus.simplified.get(a, []):
+        t, s = a, b
+    else:
+        return True
+    trads = [x for x in corpus.traditional.get(s, []) if x != s]
+    simps = [x for x in corpus.simplified.get(t, []) if x != t]
+    return trads in ([t], []) and simps in ([s], [])
+
+
+def part_of(a: str, b: str, corpus: Corpus) -> bool:
+    """Whether ``a`` is a part of ``b``: a leaf of cjkvi-ids' IDS of ``b``, or a component
+    of an analysis of ``b`` (丽 in 麗 「从鹿丽聲」, 它 in 蛇 ⿰虫它). makemeahanzi's drawing
+    decomposition is not asked: it writes 飛 with its simplified 飞 (⿹飞⿻？飞)."""
+    for r in corpus.readings.get(b, []):
+        if r.head is not None:
+            continue
+        if r.source == "cjkvi-ids" and any(a in o.ids for o in r.ids_options):
+            return True
+        if r.source != "makemeahanzi" and any(c.name == a for c in r.components):
+            return True
+    return False
+
+
+def same_word_link(form: str, other: str, kind: str, corpus: Corpus) -> bool:
+    """Whether ``other``'s reading may speak for ``form`` (issue 20/21 review): the two
+    are the same word written two ways, a one-to-one traditional / simplified pair
+    (``kind`` 簡体 / 繁體; not 发, which also stands for 髮) or a glyph form cjkvi-ids links
+    without a kind (翌 →翊), and neither is a part of the other (丽 in 麗); never a 重文
+    kind (楍 ←本 古文, 𩔯 ←頰 籒文: drawn differently). Whether the analysis is true of the
+    form (寢 →㝲, 秀 →秂, 朋 →鳳 draw none of the linked parts) is
+    :func:`builder.records.align.analysis_true_of_form`'s check."""
+    if other == form or kind in CHONGWEN_KINDS:
+        return False
+    if part_of(form, other, corpus) or part_of(other, form, corpus):
+        return False
+    if kind in ("簡体", "繁體"):
+        return one_to_one(form, other, corpus)
+    return True
 
 
 def _toneless(pinyin: str) -> str:

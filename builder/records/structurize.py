@@ -26,15 +26,16 @@ from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from builder.sources.adapters import Entry, cjk
+from builder.sources.adapters import Entry
 from builder.sources.adapters.cjkvi_ids import AnalysisLine
 from builder.sources.adapters.makemeahanzi import ETYMOLOGY_TYPES
 from builder.sources.adapters.shuowen import ShuowenEntry
 from builder.aliases import canonical, same_component
-from builder.ids import IDSError, first_level
+from builder.ids import IDSError, first_level, leaves
 from builder.records.fidelity import enforce
 from builder.schema import (Component, FidelityFlag, Formation, Grounded, Provenance, Reading, Sense, Variant)
-from builder.records.shuowen_rules import Analysis, Found, analyse, analyse_variant, duan_formation, read_gloss
+from builder.records.shuowen_rules import (Analysis, Found, analyse, analyse_variant, duan_formation, read_gloss,
+                                           repair_garbled)
 
 
 # Parametrised once: subscripting a generic model on every call is slow.
@@ -143,16 +144,31 @@ def _shuowen_readings(entry: ShuowenEntry) -> list[Reading]:
     return out
 
 
+def _ungarble(entry: ShuowenEntry, a: Analysis) -> tuple[list[Component], list[FidelityFlag]]:
+    """:func:`builder.records.shuowen_rules.repair_garbled` on the head's analysis: (the
+    parts read from 段玉裁's quotation instead, cited from his entry with rule
+    ``shuowen.garbled.duan_reading``; a flag per value dropped)."""
+    if not entry.garbled:
+        return [], []
+    rep = repair_garbled(a, entry.garbled, [n.quote for n in entry.duan_notes], entry.character)
+    comps = [Component(name=canonical(c.name), functions=list(c.functions),
+                       provenance=[prov(entry.duan, c.span, "shuowen.garbled.duan_reading")]) for c in rep.from_duan]
+    flags = [FidelityFlag(field=f, value=v, reason=why, source="shuowen", span=entry.explanation[:200])
+             for f, v, why in rep.dropped]
+    return comps, flags
+
+
 def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
     """Readings of a Shuowen entry: its head, each 重文, and 段玉裁's stated class."""
     head = entry.character
     a: Analysis = analyse(entry.explanation, head)
+    repaired, garbled_flags = _ungarble(entry, a)
     key = entry.key
     gloss = None
     if a.gloss:
         gloss = GStr(value=a.gloss.value, provenance=[prov(entry, a.gloss.span, a.gloss.rule)])
     formation = _formation(entry, a.formation, a.yisheng)
-    comps = _components(entry, a.components)
+    comps = _components(entry, a.components) + repaired
     readings = _shuowen_readings(entry)
     variants, out = [], []
     for v in entry.variants:
@@ -172,13 +188,15 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
         out.append(SourceReading(
             source="shuowen", entry_key=key, character=v.form, head=head, form_kind=v.kind,
             formation=vform, components=vcomps, original_meaning=vg,
+            # the head's parts complete the variant's own analysis (或从X: the rest is kept);
+            # a bare 「古文」 (楍 of 本) says nothing of its parts, which the head's are not
             inherited_components=[c for c in _components(entry, a.components, ".head_of_variant")
-                                  if not any(same_component(c.name, x.name) for x in vcomps)],
+                                  if vcomps and not any(same_component(c.name, x.name) for x in vcomps)],
             readings=[r.model_copy() for r in readings]))
     senses = [Sense(meaning=s.value, notes="一曰", provenance=[prov(entry, s.span, s.rule)]) for s in a.senses]
     out.insert(0, SourceReading(source="shuowen", entry_key=key, character=head, formation=formation,
                                 components=comps, original_meaning=gloss, readings=readings,
-                                variants=variants, senses=senses))
+                                variants=variants, senses=senses, flags=garbled_flags))
     if entry.duan is not None:
         # 段玉裁's edition: the gloss as he quotes it (a second witness of the text, which
         # he sometimes corrects: 背 𦟝也 -> 脊也), and the class where his note states it
@@ -208,41 +226,102 @@ def json_span(raw: str, key: str, value) -> str | None:
     return None
 
 
-_EN_BOUNDARY = re.compile(r"(?:^|[,;:.!?]|\b(?:and|or|of|by|with|from|in|on|under|over|to|for|the|a|an|as|is|its|plus)\b)\s*",
-                          re.IGNORECASE)
-
-
-def hint_phrase(hint: str, ch: str) -> str | None:
-    """The English words right before ``ch`` in a makemeahanzi hint (``"a hand 寸"`` -> ``"a hand"``)."""
-    i = hint.find(ch)
-    if i <= 0:
-        return None
-    before = hint[:i].rstrip()
-    # back to the previous component character or punctuation
-    j = max([before.rfind(c) for c in ",;:" ] + [k for k, c in enumerate(before) if cjk(c)] + [-1])
-    phrase = before[j + 1:].strip()
-    # drop a leading connective (and, of, by, with ...)
-    phrase = re.sub(r"^(?:and|or|of|by|with|from|to|plus)\s+", "", phrase, flags=re.IGNORECASE).strip()
-    words = phrase.split()
-    if not words or len(words) > 6:
-        return None
-    if all(w.lower().strip(".,;:") in _NOT_A_GLOSS for w in words):
-        return None  # "Another 它 person 亻": a determiner or cross-reference, not a gloss of 它
-    return phrase
-
-
-# Words that alone never describe a component (determiners, cross-references, adverbs).
-_NOT_A_GLOSS = frozenset({
-    "another", "other", "others", "compare", "see", "like", "also", "similar", "same", "just", "only",
-    "not", "no", "this", "that", "these", "those", "some", "any", "each", "one", "two", "three",
-    "more", "less", "very", "too", "then", "now", "here", "there", "modern", "variant", "variants",
-})
 # "...; 卖 also provides the pronunciation": the hint names a component that is also phonetic
 _HINT_PHONETIC = re.compile(r"(\S)\s*(also\s+)?provides\s+the\s+pronunciation")
 
 
+def _decomposition(r: SourceReading) -> tuple[list, list[str]]:
+    """(first-level operands, leaves) of makemeahanzi's own decomposition (empty when it
+    gives none or it is no IDS: 孓's bare 「子」 names no operand)."""
+    if not r.ids_options:
+        return [], []
+    ids = r.ids_options[0].ids
+    try:
+        ops = first_level(ids)
+    except IDSError:
+        return [], []
+    return ops, (leaves(ids) if ops else [])
+
+
+def _mmh_field_components(entry: Entry, ety: dict, leaves_: list[str]) -> tuple[list[Component], bool]:
+    """The ``semantic`` (表意) and ``phonetic`` (表音) parts, each only where the
+    decomposition shows it (a part it does not draw, 凤's 凡 in ⿵几又, is no part of this
+    glyph), and whether every part the entry names was kept."""
+    comps: list[Component] = []
+    complete = True
+    for key, fn in (("semantic", "表意"), ("phonetic", "表音")):
+        v = ety.get(key)
+        if not isinstance(v, str) or not v.strip() or v.strip() in ("？", "?"):
+            continue
+        span = json_span(entry.raw, key, v)
+        if not span or not any(same_component(v.strip(), l) for l in leaves_):
+            complete = False
+            continue
+        name = canonical(v.strip())
+        p = prov(entry, span, f"makemeahanzi.etymology.{key}")
+        have = next((c for c in comps if c.name == name), None)
+        if have:
+            have.functions.append(fn)
+            have.provenance.append(p)
+        else:
+            comps.append(Component(name=name, functions=[fn], provenance=[p]))
+    return comps, complete
+
+
+def _mmh_operand_components(entry: Entry, r: SourceReading, ops: list, fn: str | None,
+                            have: list[Component]) -> list[Component]:
+    """The first-level operands of the decomposition not in ``have``, with function ``fn``
+    (会意: every operand is 表意) or none (the part a 形声 entry leaves unnamed: 秀's 乃
+    beside its semantic 禾). Nothing when an operand is no character (寢's ⿰爿⿳彐冖又,
+    鬥's ⿰丨亅): a partial list would pass for the whole."""
+    if not ops or not all(o.is_character for o in ops):
+        return []
+    dprov = r.ids_options[0].provenance[0]
+    tspan = json_span(entry.raw, "type", (entry.data.get("etymology") or {}).get("type"))
+    out = []
+    for o in ops:
+        if o.text == entry.character or any(same_component(o.text, c.name) for c in have + out):
+            continue
+        provs = [prov(entry, dprov.span, "makemeahanzi.decomposition.operand")]
+        if fn and tspan:
+            provs.append(prov(entry, tspan, "makemeahanzi.etymology.type"))
+        out.append(Component(name=canonical(o.text, o.position), functions=[fn] if fn else [], provenance=provs))
+    return out
+
+
+def _mmh_formation(entry: Entry, r: SourceReading, etype: str | None, ety: dict) -> None:
+    """``r.formation`` from the etymology type, unless the entry itself contradicts it:
+    an ``ideographic`` (会意) entry whose hint says a part gives the sound (岘: 「见 also
+    provides the pronunciation」), or a ``pictophonetic`` (形声) entry that names no
+    phonetic (孓, 秀) is flagged, not a formation (issue 20 review: a mnemonic hint is no
+    analysis)."""
+    if etype not in ETYMOLOGY_TYPES:
+        return
+    span = json_span(entry.raw, "type", etype)
+    if not span:
+        return
+    label = ETYMOLOGY_TYPES[etype]
+    hint = ety.get("hint") if isinstance(ety.get("hint"), str) else ""
+    reason = None
+    if etype == "ideographic" and _HINT_PHONETIC.search(hint):
+        reason = "makemeahanzi's own hint names a part that gives the sound, against its type 'ideographic'"
+    elif etype == "pictophonetic" and not (isinstance(ety.get("phonetic"), str) and ety["phonetic"].strip(" ？?")):
+        reason = "makemeahanzi's type 'pictophonetic' names no phonetic"
+    if reason:
+        r.flags.append(FidelityFlag(field="formation", value=label, reason=reason, source="makemeahanzi", span=span))
+        return
+    r.formation = GFormation(value=Formation(label=label), provenance=[prov(entry, span, "makemeahanzi.etymology.type")])
+
+
 def structurize_makemeahanzi(entry: Entry) -> list[SourceReading]:
-    """Reading of a makemeahanzi entry: IDS, class, semantic/phonetic, hint, English gloss, pinyin."""
+    """Reading of a makemeahanzi entry: IDS, class, components, English gloss, pinyin.
+
+    Components come only from what the entry states structurally: the ``semantic`` /
+    ``phonetic`` fields (where the decomposition shows them) and, for an ``ideographic``
+    entry, the decomposition's first-level operands. The English ``hint`` is a mnemonic
+    (寢 「A person 彐冖又 lying down on a bed 爿 in their home 宀」), never a component list or
+    an interpretation; it only marks a part that it says gives the pronunciation.
+    """
     d, raw, ch = entry.data, entry.raw, entry.character
     r = SourceReading(source="makemeahanzi", entry_key=entry.key, character=ch)
     decomp = d.get("decomposition")
@@ -252,52 +331,22 @@ def structurize_makemeahanzi(entry: Entry) -> list[SourceReading]:
             r.ids_options.append(IdsOption(ids=decomp.strip(), provenance=[prov(entry, span, "makemeahanzi.decomposition")]))
     ety = d.get("etymology") or {}
     etype = ety.get("type")
-    if etype in ETYMOLOGY_TYPES:
-        span = json_span(raw, "type", etype)
-        if span:
-            r.formation = GFormation(value=Formation(label=ETYMOLOGY_TYPES[etype]),
-                                              provenance=[prov(entry, span, "makemeahanzi.etymology.type")])
-    hint = ety.get("hint") if isinstance(ety.get("hint"), str) else None
-    hint_span = json_span(raw, "hint", hint) if hint else None
-    comps: list[Component] = []
-    for key, fn in (("semantic", "表意"), ("phonetic", "表音")):
-        v = ety.get(key)
-        if not isinstance(v, str) or not v.strip() or v.strip() in ("？", "?"):
-            continue
-        span = json_span(raw, key, v)
-        if not span:
-            continue
-        name = canonical(v.strip())
-        have = next((c for c in comps if c.name == name), None)
-        if have:
-            have.functions.append(fn)
-            have.provenance.append(prov(entry, span, f"makemeahanzi.etymology.{key}"))
-            continue
-        comps.append(Component(name=name, functions=[fn], provenance=[prov(entry, span, f"makemeahanzi.etymology.{key}")]))
-    if hint and hint_span:
-        if etype == "pictophonetic":
-            for c in comps:
-                if "表意" in c.functions and "表音" not in c.functions:
-                    c.interpretation = hint
-                    c.interpretation_provenance = [prov(entry, hint_span, "makemeahanzi.hint.semantic")]
-        elif etype == "ideographic" and not comps:
-            # the hint names the components it combines ("The light of the sun 日 and moon 月")
-            for chh in dict.fromkeys(c for c in hint if cjk(c)):
-                if chh == ch:
-                    continue
-                comp = Component(name=canonical(chh), functions=["表意"],
-                                 provenance=[prov(entry, hint_span, "makemeahanzi.hint.components")])
-                phrase = hint_phrase(hint, chh)
-                if phrase:
-                    comp.interpretation = phrase
-                    comp.interpretation_provenance = [prov(entry, hint_span, "makemeahanzi.hint.phrase")]
-                comps.append(comp)
-            for m in _HINT_PHONETIC.finditer(hint):
-                c = next((c for c in comps if c.name == canonical(m.group(1))), None)
-                if c is not None:
-                    # 赎: "卖 also provides the pronunciation" (meaning and sound); 亭: "丁
-                    # provides the pronunciation" (sound only)
-                    c.functions = ["表意", "表音"] if m.group(2) else ["表音"]
+    _mmh_formation(entry, r, etype, ety)
+    ops, leaves_ = _decomposition(r)
+    comps, complete = _mmh_field_components(entry, ety, leaves_)
+    if etype == "pictophonetic" and comps and complete and all(any(same_component(c.name, o.text) for o in ops) for c in comps):
+        comps += _mmh_operand_components(entry, r, ops, None, comps)
+    elif etype == "ideographic" and not comps:
+        comps = _mmh_operand_components(entry, r, ops, "表意", [])
+        hint = ety.get("hint") if isinstance(ety.get("hint"), str) else ""
+        hint_span = json_span(raw, "hint", hint) if hint else None
+        for m in _HINT_PHONETIC.finditer(hint):
+            c = next((c for c in comps if same_component(c.name, m.group(1))), None)
+            if c is not None and hint_span:
+                # 赎: "卖 also provides the pronunciation" (meaning and sound); 亭: "丁
+                # provides the pronunciation" (sound only)
+                c.functions = ["表意", "表音"] if m.group(2) else ["表音"]
+                c.provenance.append(prov(entry, hint_span, "makemeahanzi.hint.phonetic"))
     r.components = comps
     defin = d.get("definition")
     if isinstance(defin, str) and defin.strip():
@@ -359,6 +408,11 @@ def structurize_cjkvi_analysis(entry: Entry) -> list[SourceReading]:
             if line.analysis == "簡体":
                 r.variants.append(Variant(form=line.link, kind="繁體",
                                           provenance=[prov(entry, line.text, "cjkvi-ids.analysis.simplified_of")]))
+            f = _analysis_formation(line.analysis)
+            if f is not None and r.formation is None and line.text.split("\t")[2].startswith("<"):
+                # 「㐆 <身> 象形」: a glyph form of 身 whose own class cjkvi-ids states (not 身's 申省聲)
+                r.formation = GFormation(value=Formation(label=f[0], yisheng=f[1]),
+                                         provenance=[prov(entry, line.analysis, "cjkvi-ids.analysis.glyph_form")])
             continue
         if r.formation is not None or not line.ids:
             continue
