@@ -77,7 +77,8 @@ def test_rule_structurizer_makemeahanzi_spans_are_json_fragments(sources_dir):
     entry = makemeahanzi.parse_line(line, 1, SkipLog())
     (r,) = RuleStructurizer().structurize(entry)
     assert r.formation.value.label == "形声" and r.formation.provenance[0].span == '"type":"pictophonetic"'
-    assert [(c.name, c.functions, c.interpretation) for c in r.components] == [("水", ["表意"], "water"), ("工", ["表音"], None)]
+    # the hint ("water") is a mnemonic, never the component's interpretation (issue 20 review)
+    assert [(c.name, c.functions, c.interpretation) for c in r.components] == [("水", ["表意"], None), ("工", ["表音"], None)]
     assert r.components[0].provenance[0].span == '"semantic":"氵"'
     assert r.ids_options[0].ids == "⿰氵工"
 
