@@ -95,20 +95,23 @@ def structure_label(ids: str, character: str | None = None) -> str | None:
     return None
 
 
-# Single strokes (and the CJK Strokes block): an IDS whose every operand is one of these or a
-# placeholder splits a single graph into strokes (力 ⿻丿𠃌, 不 ⿱一③), not into components.
-STROKES = frozenset("一丨丿丶乙亅乚乛𠃌㇀㇏乀") | frozenset(chr(c) for c in range(0x31C0, 0x31F0))
+# Single strokes (the CJK Strokes block, and cjkvi-ids' unencoded one- and two-stroke parts
+# ① ②): an IDS whose every operand is one of these splits a single graph into strokes (力
+# ⿻丿𠃌), not into components. ③ and up are unencoded components (亙 ⿳一④一: ④ is 囘).
+STROKES = (frozenset("一丨丿丶乙亅乚乛𠃌㇀㇏乀①②") | frozenset(chr(c) for c in range(0x31C0, 0x31F0)))
 
 
 def stroke_split(ids: str) -> bool:
     """Whether ``ids`` splits a graph into strokes only: every first-level operand is a
-    stroke (:data:`STROKES`) or a placeholder. Such a character is 独体 (a single graph),
-    whatever layout the split draws. False for a malformed IDS or one without an IDC."""
+    stroke (:data:`STROKES`) or an unknown part (``？``) beside one. Such a character is
+    独体 (a single graph), whatever layout the split draws. False for a malformed IDS or
+    one without an IDC."""
     try:
         ops = first_level(ids)
     except IDSError:
         return False
-    return bool(ops) and all(o.text in STROKES or o.text in PLACEHOLDERS for o in ops)
+    strokes = [o for o in ops if o.text in STROKES]
+    return bool(strokes) and all(o.text in STROKES or o.text in "？?" for o in ops)
 
 
 @dataclass(frozen=True)

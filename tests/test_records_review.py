@@ -134,6 +134,8 @@ def test_a_chongwen_keeps_nothing_from_its_head_s_entry(corpus):
     ("它", "虫也。从虫而長，象冤曲垂尾形。", ["虫"]),           # 而: description
     ("實", "富也。从宀从貫。貫，貨貝也。", ["宀", "貫"]),       # 貫 alone in its run is a part
     ("耏", "罪不至髡也。从而从彡。", ["而", "彡"]),
+    ("厷", "臂上也。从又，从古文。", ["又"]),                   # 从古文: the head's own 古文 form
+    ("蕆", "敕也。从艸未详。", ["艸"]),                         # 徐鉉's 未詳: not known
 ])
 def test_shuowen_formula_parts(head, text, parts):
     assert [c.name for c in analyse(text, head).components] == parts

@@ -61,6 +61,8 @@ LOCATIVES = set("上下中內内外旁前後間")
 FORM_PREFIXES = ("古文", "籒文", "籀文", "篆文", "奇字")
 # 有 joins a part the first one has (骨 从冎有肉); 見 after a part shows it (小 丨見而分之)
 HAS = "有"
+# 「未詳」: 徐鉉's mark for a part he could not explain (蕆, 蘸), not a part 未 and 詳
+UNKNOWN = ("未詳", "未详")
 # run breakers that are a part when they make up the whole run (耏 从而从彡)
 LONE_PARTS = set("而無")
 YISHENG = "亦"
@@ -178,9 +180,14 @@ def _run_parts(run: str) -> list[tuple[str, bool]]:
     while i < len(chars):
         c = chars[i]
         nxt = chars[i + 1] if i + 1 < len(chars) else None
-        if "".join(chars[i:i + 2]) in FORM_PREFIXES and i + 2 < len(chars) and cjk(chars[i + 2]):
-            i += 2
-            continue
+        pair = "".join(chars[i:i + 2])
+        if pair in FORM_PREFIXES:
+            if i + 2 < len(chars) and cjk(chars[i + 2]):
+                i += 2
+                continue
+            break  # 厷 「从又，从古文」: the head's own 古文 form, no character named
+        if pair in UNKNOWN:
+            break  # 蕆 「从艸，未詳」: the rest is not known
         if (c in COUNT_PREFIX or c in MODIFIER_PREFIX) and nxt and cjk(nxt) and nxt not in RUN_BREAKS:
             i += 1
             continue
