@@ -379,7 +379,7 @@ def label_skew(out_dir: Path) -> list[dict]:
             row = json.loads(line)
             st = row["answer_struct"] or {}
             if row["subtask"] == "SCRC":
-                counts["SCRC"][labels.SCRIPT_SCORING_ALIAS.get(st["script"], st["script"])] += 1
+                counts["SCRC"][labels.scoring_script(st["script"])] += 1
             elif row["subtask"] == "STRC":
                 counts["STRC"][st["structure"]] += 1
             elif row["subtask"] == "FORC":
