@@ -18,6 +18,7 @@ from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
 from builder.sources.adapters import shuowen
 from hub.skips import SkipLog
+from metrics.acce.variants import read_variants
 
 # Oracle-MNIST class index -> character. Source: SOURCES.md (the upstream paper's class
 # names big, sun, moon, cattle, next, field, not, arrow, time, wood, checked by eye).
@@ -110,25 +111,21 @@ def simplified_only(sources_dir: Path) -> frozenset[str]:
 
 @lru_cache(maxsize=4)
 def _simplified_only(sources_dir: str) -> frozenset[str]:
-    trad = _unihan_field(Path(sources_dir), UNIHAN_VARIANTS, "kTraditionalVariant")
-    big5 = _unihan_field(Path(sources_dir), UNIHAN_MAPPINGS, "kBigFive")
+    root = Path(sources_dir)
+    trad = {ch: v for ch, _f, v, _line in read_variants(source_file(root, UNIHAN_VARIANTS), ("kTraditionalVariant",))}
+    big5 = _big5(root)
     self_listed = {ch for ch, v in trad.items() if ch in v}
-    shuowen_forms = _shuowen_forms(Path(sources_dir)) if self_listed - set(big5) else set()
+    shuowen_forms = _shuowen_forms(root) if self_listed - big5 else set()
     return frozenset(ch for ch, v in trad.items() if v and (ch not in v or (ch not in big5 and ch not in shuowen_forms)))
 
 
-def _unihan_field(sources_dir: Path, rel: str, field: str) -> dict[str, list[str]]:
-    """{character: the field's value split on whitespace} of one Unihan file (a ``U+XXXX``
-    value becomes its character; a ``<source`` tag is dropped)."""
-    path = source_file(sources_dir, rel)
-    out: dict[str, list[str]] = {}
-    with open(path, encoding="utf-8") as fh:
+def _big5(sources_dir: Path) -> set[str]:
+    """The characters with a Big5 code (Unihan ``kBigFive``, Unihan_OtherMappings.txt)."""
+    out: set[str] = set()
+    with open(source_file(sources_dir, UNIHAN_MAPPINGS), encoding="utf-8") as fh:
         for line in fh:
-            if not line.startswith("U+") or f"\t{field}\t" not in line:
-                continue
-            cp, _, value = line.rstrip("\n").split("\t", 2)
-            out[chr(int(cp[2:], 16))] = [chr(int(v.split("<", 1)[0][2:], 16)) if v.startswith("U+") else v
-                                         for v in value.split()]
+            if line.startswith("U+") and "\tkBigFive\t" in line:
+                out.add(chr(int(line.split("\t", 1)[0][2:], 16)))
     return out
 
 

@@ -37,9 +37,8 @@ from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, stroke_spli
 from builder.records.fidelity import norm_text, record_provenance
 from builder.records.gather import Candidate, Corpus, _rank, _via, gather
 from builder.records.structurize import IdsOption
-from builder.schema import (EARLY_FORM_SCRIPTS, Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance,
-                            Reading, Variant)
-from metrics.acce.labels import FUNCTIONS
+from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
+from metrics.acce.labels import EARLY_FORM_SCRIPTS, FUNCTIONS
 
 # Sources that name only some components (段注 states an 亦聲 component): silence is no disagreement.
 PARTIAL_COMPONENT_SOURCES = {"duan"}
@@ -174,7 +173,7 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
     One step per field group, in this order (each returns the candidates it used, whose
     raw texts and fidelity flags the record keeps): IDS and structure, formation,
     components (none of the three for an early-form script,
-    :data:`builder.schema.EARLY_FORM_SCRIPTS`), original meaning / English definition /
+    :data:`metrics.acce.labels.EARLY_FORM_SCRIPTS`), original meaning / English definition /
     senses, readings, variants, radical-stroke and traditional / simplified forms. Never
     raises for missing data: fields no source supports stay empty.
     """

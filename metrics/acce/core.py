@@ -41,7 +41,7 @@ from .components import components_from_json, dedupe, parse_components
 from .extract import answer_part, extract_character, extract_formation, extract_script, extract_structure, only_question
 from .inputs import _field, _reference, metrics_of, split_flags
 from .judge import SCALE, Judge, JudgeRequest, judge_from_env
-from .labels import COMPONENT_SUBTASKS, FORMATIONS, SCRIPT_SCORING_ALIAS
+from .labels import COMPONENT_SUBTASKS, FORMATIONS, scoring_script
 from .normalize import is_refusal, normalize_char, normalize_text, original_form
 
 
@@ -166,7 +166,7 @@ def _score_categorical(item: Item, metric: str) -> Cell:
             if not gold:
                 raise ValueError("reference names no script label")
             parsed = extract_script(pred)
-            same = parsed is not None and SCRIPT_SCORING_ALIAS.get(parsed, parsed) == SCRIPT_SCORING_ALIAS.get(gold, gold)
+            same = parsed is not None and scoring_script(parsed) == scoring_script(gold)
             return _cell(i, metric, parsed, float(same))
         if metric == "STRC":
             gold = extract_structure(str(_field(ref, "structure")))

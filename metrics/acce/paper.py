@@ -58,6 +58,7 @@ from collections.abc import Callable, Sequence
 from .bertscore import BertScoreStage, BertScoreUnavailable
 from .core import coerce_settings, score
 from .judge import JudgeRequest
+from .labels import scoring_script
 from .paper_match import f1, name_key, pair_components
 from .paper_reply import (
     ACCEPTED_FIELD,
@@ -65,7 +66,6 @@ from .paper_reply import (
     REFERENCE_FIELDS,
     SCRIPT_LABELS,  # noqa: F401  (harness/prompts.py imports it from here until it imports .paper_reply)
     SCRIPT_OFFICIAL,
-    SCRIPT_SAME,
     UnreadableReply,
     normalize_record,
     reference_record,
@@ -88,8 +88,8 @@ def score_fields(pred: dict, gold: dict) -> tuple[dict[str, float], list[tuple[s
     """Per-reply values (0-1) of the metrics that need no model, the (pred, gold) COMI text
     pairs, and the component counts ``{"pred", "gold"}`` COMI needs once BERTScore is in."""
     head = pred["现代字典字头"]
-    script_p = SCRIPT_SAME.get(pred["字形"].strip(), pred["字形"].strip())
-    script_g = SCRIPT_SAME.get(gold["字形"].strip(), gold["字形"].strip())
+    script_p = scoring_script(pred["字形"].strip())
+    script_g = scoring_script(gold["字形"].strip())
     acc = gold.get(ACCEPTED_FIELD) or {}
     forms_p = set(pred["造字法"])
     form_sets = [set(gold["造字法"])] + [set(x) for x in acc.get("造字法", [])]

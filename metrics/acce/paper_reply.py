@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 
+from .labels import SCRIPTS
+
 
 REFERENCE_FIELDS = ("现代字典字头", "字形", "造字法", "结构", "特殊结构", "构件", "本义", "历代字形演变")
 # This project's extension of a reference (absent from the official layout): the other
 # answers the sources allow, per field (see the module doc).
 ACCEPTED_FIELD = "可接受"
 
-SCRIPT_LABELS = ("甲骨文", "金文", "古文", "篆书", "隶书", "楷书", "草书", "简体")
+SCRIPT_OFFICIAL = {"战国文字": "古文"}  # this project's label -> the official one
+# the official script labels: labels.SCRIPTS with 古文 for 战国文字 (简体 is scored as 楷书,
+# labels.scoring_script)
+SCRIPT_LABELS = tuple(SCRIPT_OFFICIAL.get(s, s) for s in SCRIPTS)
 SCRIPT_SHORT = {"甲骨": "甲骨文", "金": "金文", "古": "古文", "篆": "篆书", "小篆": "篆书", "大篆": "篆书",
                 "隶": "隶书", "楷": "楷书", "草": "草书"}
-SCRIPT_SAME = {"简体": "楷书"}  # scored as the same script
-SCRIPT_OFFICIAL = {"战国文字": "古文"}  # this project's label -> the official one
 STRUCTURE_LABELS = ("⿰", "⿱", "⿲", "⿳", "⿴", "⿵", "⿶", "⿷", "⿸", "⿹", "⿺", "⿻", "独体")
 STRUCTURE_NAMES = {"左右结构": "⿰", "左中右结构": "⿲", "上下结构": "⿱", "上中下结构": "⿳", "全包围结构": "⿴",
                    "上三包围结构": "⿵", "下三包围结构": "⿶", "左三包围结构": "⿷", "左上包围结构": "⿸",
