@@ -115,6 +115,10 @@ class BenchImage:
     unseen_character: bool = False
     unseen_glyph: bool = False
     second_component: bool = False
+    # questions left out of this image to keep a constant answer under its cap
+    # (``bench_balance.trimmed``): "STRC", "FORC", "COME" (the component question is then
+    # asked without evolution types, as COMP_ASPECT)
+    dropped: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -204,7 +208,8 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
             continue
 
         def cand(im: GlyphImage) -> Candidate:
-            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts), accepted_of(facts))
+            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts), accepted_of(facts),
+                             aspect="COMP_ASPECT" not in facts.missing)
 
         scans = [im for im in images if im.style == "scan"]
         traced = [im for im in images if im.style == "tracing"]
@@ -304,7 +309,10 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     ancient, traced_split = _pick_ancient(pools, cap, tally, taken_sha, margin)
     chosen = [(c.record, c.image) for c in ancient + modern]
     n_unseen_chars, n_char_pool = _splits(plan, records, chosen, seed)
-    n_components = _second_component(plan, chosen, bench_facts, seed)
+    dropped = {c.image.id: list(c.dropped) for c in ancient + modern}
+    for b in plan.images:
+        b.dropped = dropped.get(b.image_id, [])
+    n_components = _second_component(plan, bench_facts, seed)
     plan.withheld_images = _withheld(plan, records, chosen)
     plan.stats = _stats(plan, target, pools, chosen, tally, traced_split, n_ancient_pool)
     n_second = plan.stats["second_component_questions"]
@@ -372,15 +380,21 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
     return n_unseen_chars, len(pool)
 
 
-def _second_component(plan: BenchPlan, chosen, bench_facts: dict[str, Facts], seed: int) -> int:
+def _second_component(plan: BenchPlan, bench_facts: dict[str, Facts], seed: int) -> int:
     """Flag images for the second component question, so that the bench has about
     :data:`COMPONENT_RATIO` component questions per image where its images allow (an
     image without the shared component question, e.g. an early form no source analyses,
-    gets none). Returns the number of shared component questions."""
-    n_first = sum(1 for r, _ in chosen if "COMP_FULL" not in bench_facts[r.id].missing)
-    n_second = max(0, round(len(chosen) * COMPONENT_RATIO) - n_first)
-    ok = sorted((im.id for r, im in chosen if "COMP_ASPECT" not in bench_facts[r.id].missing
-                 and "COMP_FULL" not in bench_facts[r.id].missing), key=lambda i: _h(seed, "second", i))
+    gets none; one whose evolution types the selection left out asks its component
+    question once, without them). Returns the number of first component questions."""
+    def full(b: BenchImage) -> bool:
+        return "COMP_FULL" not in bench_facts[b.record_id].missing and "COME" not in b.dropped
+
+    def aspect(b: BenchImage) -> bool:
+        return "COMP_ASPECT" not in bench_facts[b.record_id].missing
+
+    n_first = sum(1 for b in plan.images if full(b) or ("COME" in b.dropped and aspect(b)))
+    n_second = max(0, round(len(plan.images) * COMPONENT_RATIO) - n_first)
+    ok = sorted((b.image_id for b in plan.images if full(b) and aspect(b)), key=lambda i: _h(seed, "second", i))
     second = set(ok[:n_second])
     for b in plan.images:
         b.second_component = b.image_id in second

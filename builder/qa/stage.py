@@ -202,7 +202,8 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
         image = next(im for im in rec.images if im.id == b.image_id)
         for k in l2_dropped(bench_facts[rec.id]):
             early[k] += 1
-        for q in bench_qa(bench_facts[rec.id], image, seed, second_component=b.second_component):
+        for q in bench_qa(bench_facts[rec.id], image, seed, second_component=b.second_component,
+                          dropped=b.dropped):
             row_id = f"{image.id}:{q.kind}"
             d = _apply_qa_decision(q.to_dict(), decisions.get(f"bench:{row_id}"))
             if d is None:
