@@ -299,20 +299,24 @@ def test_bench_tracings_are_unseen_pairs_and_leak_in_no_form(world_plan):
 
 
 def _rows(plan, facts):
-    """Bench rows as the stage writes their answer_struct (SCRC, STRC, FORC, COME)."""
+    """Bench rows as the stage writes their answer_struct (SCRC, STRC, FORC, COME), without
+    the questions the selection left out of an image (``BenchImage.dropped``)."""
     rows = []
     for b in plan.images:
         f = facts[b.record_id]
         comps = [{"name": c.name, "functions": c.functions, "interpretation": None,
                   "evolution_type": c.evolution_type} for c in f.components]
-        rows += [{"image_id": b.image_id, "script": b.script, "subtask": "SCRC", "metrics": ["SCRC"],
-                  "answer_struct": {"script": b.script}},
-                 {"image_id": b.image_id, "script": b.script, "subtask": "STRC", "metrics": ["STRC"],
-                  "answer_struct": {"structure": f.structure[0]}},
-                 {"image_id": b.image_id, "script": b.script, "subtask": "FORC", "metrics": ["FORC"],
-                  "answer_struct": {"formation": f.formation[0].label_set(), "yisheng": False}},
-                 {"image_id": b.image_id, "script": b.script, "subtask": "COMR",
-                  "metrics": ["COMR", "COMF", "COMI", "COME"], "answer_struct": {"components": comps}}]
+        rows.append({"image_id": b.image_id, "script": b.script, "subtask": "SCRC", "metrics": ["SCRC"],
+                     "answer_struct": {"script": b.script}})
+        if "STRC" not in b.dropped:
+            rows.append({"image_id": b.image_id, "script": b.script, "subtask": "STRC", "metrics": ["STRC"],
+                         "answer_struct": {"structure": f.structure[0]}})
+        if "FORC" not in b.dropped:
+            rows.append({"image_id": b.image_id, "script": b.script, "subtask": "FORC", "metrics": ["FORC"],
+                         "answer_struct": {"formation": f.formation[0].label_set(), "yisheng": False}})
+        come = [] if "COME" in b.dropped else ["COME"]
+        rows.append({"image_id": b.image_id, "script": b.script, "subtask": "COMR",
+                     "metrics": ["COMR", "COMF", "COMI", *come], "answer_struct": {"components": comps}})
     return rows
 
 

@@ -190,36 +190,39 @@ def _is_bench_image(im: GlyphImage, review_pool: bool = False) -> bool:
 
 
 def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: int,
-               review_pool: bool = False) -> dict[str, list[Candidate]]:
+               review_pool: bool = False, image_facts: dict[str, Facts] | None = None) -> dict[str, list[Candidate]]:
     """The images the selection may take, by pool: ``tracing`` (one traced image per
     eligible record of an ancient script with no scan; only reviewed drawings, see
-    :func:`reviewed`, unless ``review_pool``), ``scan`` (up to :data:`SCANS_PER_RECORD`
-    scans per eligible record), ``ancient`` (one other image per eligible record of another
-    ancient script) and ``modern`` (one image per eligible 楷书 / 简体 record). Each list is
-    ordered by the number of questions the image can be asked, then richness, then a
-    seeded hash."""
+    :func:`reviewed`, unless ``review_pool``; the one asked most questions), ``scan`` (up
+    to :data:`SCANS_PER_RECORD` scans per eligible record), ``ancient`` (one other image
+    per eligible record of another ancient script) and ``modern`` (one image per eligible
+    楷书 / 简体 record). ``image_facts``: image id -> the facts of that one image where they
+    differ from its record's (an early-form drawing the form audit confirmed,
+    :mod:`builder.qa.form_audit`). Each list is ordered by the number of questions the
+    image can be asked, then richness, then a seeded hash."""
+    image_facts = image_facts or {}
     pools: dict[str, list[Candidate]] = {"tracing": [], "scan": [], "ancient": [], "modern": []}
     for r in records:
         if not r.images or r.id not in bench_facts or not bench_eligible(bench_facts[r.id]):
             continue
-        facts = bench_facts[r.id]
         images = sorted((im for im in r.images if _is_bench_image(im, review_pool)), key=lambda im: _h(seed, im.id))
         if not images:
             continue
 
         def cand(im: GlyphImage) -> Candidate:
+            facts = image_facts.get(im.id) or bench_facts[r.id]
             return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts), accepted_of(facts),
                              aspect="COMP_ASPECT" not in facts.missing)
 
         scans = [im for im in images if im.style == "scan"]
-        traced = [im for im in images if im.style == "tracing"]
+        traced = sorted((cand(im) for im in images if im.style == "tracing"), key=lambda c: -c.kinds)
         if r.script in MODERN_SCRIPTS:
             pools["modern"].append(cand(images[0]))
         elif scans:
             # the pair is trained from its other scans: a tracing of it stays in training
             pools["scan"].extend(cand(im) for im in scans[:SCANS_PER_RECORD])
         elif traced:
-            pools["tracing"].append(cand(traced[0]))
+            pools["tracing"].append(traced[0])
         else:
             pools["ancient"].append(cand(images[0]))
     for pool in pools.values():
@@ -278,7 +281,8 @@ def _pick_ancient(pools: dict[str, list[Candidate]], cap: int, tally: Tally,
 
 
 def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: int = 0,
-           target: int = TARGET_IMAGES, review_pool: bool = False) -> BenchPlan:
+           target: int = TARGET_IMAGES, review_pool: bool = False,
+           image_facts: dict[str, Facts] | None = None) -> BenchPlan:
     """Choose the bench images and splits (see the module docstring for the rules).
 
     ``records``: all records (their images are the candidates); ``bench_facts``: record id
@@ -286,10 +290,12 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     not eligible); ``target``: the most images the bench may have (its size otherwise
     follows from the composition rules). ``review_pool``: select the drawings the tracing
     audit must review instead (unreviewed drawings allowed, each quota x
-    :data:`AUDIT_MARGIN`). Deterministic for ``seed``. Raises nothing.
+    :data:`AUDIT_MARGIN`). ``image_facts``: see :func:`candidates`. Deterministic for
+    ``seed``. Raises nothing.
     """
+    image_facts = image_facts or {}
     plan = BenchPlan()
-    pools = candidates(records, bench_facts, seed, review_pool=review_pool)
+    pools = candidates(records, bench_facts, seed, review_pool=review_pool, image_facts=image_facts)
     margin = AUDIT_MARGIN if review_pool else 1.0
     tally, taken_sha = Tally(), set()
     n_ancient_pool = len(pools["tracing"]) + len(pools["scan"]) + len(pools["ancient"])
@@ -312,7 +318,7 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     dropped = {c.image.id: list(c.dropped) for c in ancient + modern}
     for b in plan.images:
         b.dropped = dropped.get(b.image_id, [])
-    n_components = _second_component(plan, bench_facts, seed)
+    n_components = _second_component(plan, bench_facts, image_facts, seed)
     plan.withheld_images = _withheld(plan, records, chosen)
     plan.stats = _stats(plan, target, pools, chosen, tally, traced_split, n_ancient_pool)
     n_second = plan.stats["second_component_questions"]
@@ -380,19 +386,23 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
     return n_unseen_chars, len(pool)
 
 
-def _second_component(plan: BenchPlan, bench_facts: dict[str, Facts], seed: int) -> int:
+def _second_component(plan: BenchPlan, bench_facts: dict[str, Facts], image_facts: dict[str, Facts],
+                      seed: int) -> int:
     """Flag images for the second component question, so that the bench has about
     :data:`COMPONENT_RATIO` component questions per image where its images allow (an
     image without the shared component question, e.g. an early form no source analyses,
     gets none; one whose evolution types the selection left out asks its component
     question once, without them). Returns the number of first component questions."""
+    def facts(b: BenchImage) -> Facts:
+        return image_facts.get(b.image_id) or bench_facts[b.record_id]
+
     def full(b: BenchImage) -> bool:
-        return "COMP_FULL" not in bench_facts[b.record_id].missing and "COME" not in b.dropped
+        return "COMP_FULL" not in facts(b).missing and "COME" not in b.dropped
 
     def aspect(b: BenchImage) -> bool:
-        return "COMP_ASPECT" not in bench_facts[b.record_id].missing
+        return "COMP_ASPECT" not in facts(b).missing
 
-    n_first = sum(1 for b in plan.images if full(b) or ("COME" in b.dropped and aspect(b)))
+    n_first = sum(1 for b in plan.images if full(b) or aspect(b))
     n_second = max(0, round(len(plan.images) * COMPONENT_RATIO) - n_first)
     ok = sorted((b.image_id for b in plan.images if full(b) and aspect(b)), key=lambda i: _h(seed, "second", i))
     second = set(ok[:n_second])

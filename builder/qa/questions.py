@@ -95,8 +95,17 @@ def bench_eligible(facts: Facts) -> bool:
 
 
 def bench_kinds(facts: Facts) -> int:
-    """How many of the one-per-image bench kinds (:data:`BENCH_REQUIRED`) ``facts`` can ask."""
-    return sum(k not in facts.missing for k in BENCH_REQUIRED)
+    """How many of the one-per-image bench kinds (:data:`BENCH_REQUIRED`) ``facts`` can ask
+    (the component question counts once: in full, or without evolution types)."""
+    return sum(k not in facts.missing for k in BENCH_REQUIRED) + aspect_only(facts)
+
+
+def aspect_only(facts: Facts) -> bool:
+    """The image's component question is asked without evolution types (``COMP_ASPECT``):
+    no source gives them (an early form the form audit confirmed, a component whose
+    evolution no rule derives) while the components, functions and interpretations are
+    grounded."""
+    return "COMP_FULL" in facts.missing and "COMP_ASPECT" not in facts.missing
 
 
 def l2_dropped(facts: Facts) -> list[str]:
@@ -121,7 +130,7 @@ def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bo
     rng = random.Random(f"bench:{seed}:{image.id}")
     out = []
     for k in BENCH_KINDS:
-        if k == "COMP_ASPECT" and not ((second_component or "COME" in dropped)
+        if k == "COMP_ASPECT" and not ((second_component or "COME" in dropped or aspect_only(facts))
                                        and "COMP_ASPECT" not in facts.missing):
             continue
         if k in facts.missing or k in skip:  # an early form's L2 kinds, a seal form's unconfirmed ones
