@@ -31,7 +31,7 @@ from harness.prompts import PAPER_PROMPT
 from harness.protocol_paper import evaluate_paper, load_paper_images
 from harness.run import EvalOptions
 from jiezi_cli import app
-from metrics.acce.paper import REFERENCE_FIELDS
+from metrics.acce.paper_reply import REFERENCE_FIELDS
 
 
 class PaperServer:

@@ -261,7 +261,7 @@ def balance_report(bench_rows: list[dict]) -> dict:
         st = r.get("answer_struct") or {}
         images[r.get("image_id", r.get("id"))] = r.get("script")
         if r["subtask"] == "SCRC":
-            dist["SCRC"][acce_labels.SCRIPT_SCORING_ALIAS.get(st["script"], st["script"])] += 1
+            dist["SCRC"][acce_labels.scoring_script(st["script"])] += 1
         elif r["subtask"] == "STRC":
             dist["STRC"][st["structure"]] += 1
         elif r["subtask"] == "FORC":

@@ -93,8 +93,6 @@ AUDIT_MARGIN = 1.4
 UNSEEN_CHARACTER_SHARE = 0.125
 UNSEEN_GLYPH_SHARE = 0.25
 COMPONENT_RATIO = 1852 / 1024
-ANCIENT_SCRIPTS = ("甲骨文", "金文", "战国文字", "篆书", "隶书", "草书")
-MODERN_SCRIPTS = ("楷书", "简体")
 # image styles that never make a bench image: a modern seal-style typeface (issue 12: its
 # glyphs are no authority on the small seal) and augmented copies (training only)
 NOT_BENCH_STYLES = frozenset({"seal-style-font", "modern-seal-style-font", "tracing-augmented"})
@@ -156,7 +154,7 @@ class BenchPlan:
 def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...] | None]:
     """``(scrc, strc, forc, come)`` answer labels of one record's bench rows, read the way
     :func:`builder.qa.wording.make_qa` writes them and :mod:`metrics.acce` scores them."""
-    scrc = acce_labels.SCRIPT_SCORING_ALIAS.get(facts.script, facts.script)
+    scrc = acce_labels.scoring_script(facts.script)
     strc = facts.structure[0] if facts.structure and "STRC" not in facts.missing else None
     forc = ("+".join(facts.formation[0].label_set())
             if facts.formation and "FORC" not in facts.missing else None)
@@ -216,7 +214,7 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
 
         scans = [im for im in images if im.style == "scan"]
         traced = sorted((cand(im) for im in images if im.style == "tracing"), key=lambda c: -c.kinds)
-        if r.script in MODERN_SCRIPTS:
+        if r.script in acce_labels.REGULAR_SCRIPTS:
             pools["modern"].append(cand(images[0]))
         elif scans:
             # the pair is trained from its other scans: a tracing of it stays in training
@@ -360,7 +358,8 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
     # unseen characters: bench characters without ancient-script records, preferring those
     # no other record names as a component or variant (so they do not surface in training)
     n_unseen_chars = round(len(bench_chars) * UNSEEN_CHARACTER_SHARE)
-    pool = sorted((c for c in bench_chars if not any(r.script in ANCIENT_SCRIPTS for r in records_by_char[c])),
+    pool = sorted((c for c in bench_chars
+                   if not any(r.script in acce_labels.ANCIENT_SCRIPTS for r in records_by_char[c])),
                   key=lambda c: (used_elsewhere[c] > 0, _h(seed, "unseen-char", c)))
     plan.unseen_characters = set(pool[:n_unseen_chars])
     # unseen pairs: bench tracings' pairs, unseen characters' pairs, single-image pairs, drawn pairs
@@ -371,7 +370,7 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
                 or all(x.id in bench_ids for x in r.images if x.style != "tracing-augmented")):
             plan.unseen_glyphs.add((r.character, r.script))
     n_unseen = sum(pairs_in_bench[p] for p in plan.unseen_glyphs)
-    drawable = sorted((k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in MODERN_SCRIPTS),
+    drawable = sorted((k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in acce_labels.REGULAR_SCRIPTS),
                       key=lambda k: _h(seed, "unseen-glyph", *k))
     for k in drawable:
         if n_unseen >= math.ceil(len(chosen) * UNSEEN_GLYPH_SHARE):
@@ -451,7 +450,7 @@ def _stats(plan: BenchPlan, target: int, pools, chosen, tally: Tally, traced_spl
     """The selection's counts for the report (``bench.selection``)."""
     n = len(plan.images)
     by_script = Counter(b.script for b in plan.images)
-    modern = sum(by_script[s] for s in MODERN_SCRIPTS)
+    modern = sum(by_script[s] for s in acce_labels.REGULAR_SCRIPTS)
     n_traced = sum(v["traced_pairs"] for v in traced_split.values())
     return {
         "requested_images": target,

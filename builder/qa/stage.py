@@ -54,6 +54,7 @@ from builder.schema import GlyphRecord
 from builder.sources import registry
 from builder.sources.adapters import shuowen
 from hub.skips import SkipLog
+from metrics.acce.variants import read_variants
 
 STAGE_VERSION = "1"
 
@@ -141,13 +142,9 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
             for line in fh:
                 if "\tkTGH\t" in line:
                     standard.add(chr(int(line.split("\t", 1)[0][2:], 16)))
-        with open(root / "Unihan_Variants.txt", encoding="utf-8") as fh:
-            for line in fh:
-                if "\tkSimplifiedVariant\t" in line:
-                    cp, _, value = line.rstrip("\n").split("\t")
-                    ch, forms = chr(int(cp[2:], 16)), value.split()
-                    if len(forms) == 1 and chr(int(forms[0][2:], 16)) != ch:
-                        simp[ch] = (chr(int(forms[0][2:], 16)), line.rstrip("\n"))
+        for ch, _field, forms, line in read_variants(root / "Unihan_Variants.txt", ("kSimplifiedVariant",)):
+            if len(forms) == 1 and forms[0] != ch:
+                simp[ch] = (forms[0], line)
     except (OSError, ValueError, registry.SourceError) as exc:
         skips.add("unihan", str(sources_dir or "default cache"), f"modern forms not loaded: {exc}",
                   kind="no-modern-forms")

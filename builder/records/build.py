@@ -56,7 +56,6 @@ from metrics.acce import labels
 BUILD_VERSION = "records-1"  # bump when a change of rules must invalidate checkpoints
 CHUNK = 1000
 STAGES = ("sources", "images", "readings", "records")
-REGULAR_SCRIPTS = ("楷书", "简体")
 
 
 class StopAfter(Exception):
@@ -285,7 +284,7 @@ def record_pairs(universe: list[str], images: list[tuple[str, GlyphImage]],
     """Every (character, script) to build, sorted by record id: each image's pair, and
     the regular-script pair of every character of ``universe`` without one."""
     pairs = {(ch, img.script) for ch, img in images}
-    have = {ch for ch, s in pairs if s in REGULAR_SCRIPTS}
+    have = {ch for ch, s in pairs if s in labels.REGULAR_SCRIPTS}
     pairs |= {(ch, regular_script(ch, traditional)) for ch in universe if ch not in have}
     return sorted(pairs, key=lambda p: f"{p[0]}_{p[1]}")
 
@@ -530,7 +529,7 @@ def acceptance(summaries: list[dict]) -> dict[str, int]:
     regular-script record (楷书, or 简体 for a simplified-only form)."""
     regular: dict[str, dict] = {}
     for r in summaries:
-        if r["script"] in REGULAR_SCRIPTS:
+        if r["script"] in labels.REGULAR_SCRIPTS:
             regular.setdefault(r["character"], r)
     rs = regular.values()
     return {
