@@ -21,7 +21,9 @@ bench profile (:func:`builder.qa.questions.bench_eligible`). The selection (issu
    or a user's): :data:`SCANS_PER_RECORD` per eligible record, so every class is there;
    they count towards 甲骨文's quota. Other user images of an ancient script: one per
    eligible record. Images asked more questions come first (a seal drawing with its
-   structure, component and formation questions before one without).
+   structure, component and formation questions before one without; of a record's
+   drawings, one the form audit found drawn as Shuowen analyses the seal,
+   :mod:`builder.qa.form_audit`, which is asked them too).
 2. **Regular script, at most** :data:`MAX_MODERN_SHARE` **of the bench** (楷书 and 简体
    together), chosen first: its 简体 images carry the simplified components that keep the
    COME labels balanced once the seal drawings' retained ones come in; a build with no
@@ -30,7 +32,10 @@ bench profile (:func:`builder.qa.questions.bench_eligible`). The selection (issu
    (the stated target shares of STRC and FORC labels; COME answers are balanced by
    preferring, within a stratum, images whose component labels are least like the
    current majority). The bench must keep a constant answer at or below
-   :data:`CONSTANT_SCORE_CAPS` (SCRC, STRC, FORC 50, COME 60, strict scorer): the plan's
+   :data:`CONSTANT_SCORE_CAPS` (SCRC, STRC, FORC 50, COME 60, strict scorer): where an
+   image's label would push a majority further over its cap, that question is left out of
+   the image (STRC, FORC, or the component question's evolution types:
+   ``bench_balance.trimmed``, ``BenchImage.dropped``), not the image; the plan's
    ``stats["constant_majority"]`` states the shares the selection reached, and
    ``bench_balance.balance_report`` rescores the written rows with :mod:`metrics.acce`.
 
@@ -78,7 +83,10 @@ from metrics.acce import labels as acce_labels
 TARGET_IMAGES = 1024
 # Bench images wanted per ancient script (issue 20), near the paper's per-image mix (篆书 342,
 # 金文 252 of 1,024): 甲骨文 counts the Oracle-MNIST scans (SCANS_PER_RECORD per class) first.
-SCRIPT_QUOTAS: dict[str, int] = {"篆书": 345, "金文": 265, "甲骨文": 125, "战国文字": 90}
+# Regular script fills the rest up to MAX_MODERN_SHARE: its images carry every question, so
+# with the early forms' structure questions (the form audit) the bench reaches the paper's
+# 6,000-8,000 questions.
+SCRIPT_QUOTAS: dict[str, int] = {"篆书": 330, "金文": 255, "甲骨文": 120, "战国文字": 90}
 # At most this share of a script's eligible traced (character, script) pairs goes to the
 # bench; the rest (and their augmented copies) stay in JieZi-Dataset, so every script trains.
 TRACED_BENCH_SHARE = 0.75
