@@ -378,3 +378,22 @@ def test_the_tally_counts_labels_a_reference_also_accepts():
     for forc, also in (("形声", ()), ("形声+会意", ("形声",)), ("会意", ())):
         tally.add(bench_balance.Candidate(rec, img, "篆书", None, forc, None, 1.0, 3, {"FORC": also}))
     assert tally.majority()["FORC"] == {"label": "形声", "score": 66.7, "questions": 3}
+
+
+@pytest.mark.subprocess
+def test_the_selection_does_not_depend_on_the_hash_seed(tmp_path):
+    """Two interpreters with different PYTHONHASHSEED choose the same bench: label sets are
+    iterated sorted (a float sum in set order once turned near-ties of the selection)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import json, sys; sys.path[:0] = [{tests!r}, {root!r}]\n"
+            "import test_qa_bench_splits as t, builder.qa.bench_select as bs\n"
+            "r, f = t._world(); p = bs.select(r, f, seed=0)\n"
+            "print(json.dumps([[b.image_id, b.dropped, b.second_component] for b in p.images]"
+            " + [p.stats['constant_majority']], sort_keys=True))")
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = code.format(tests=here, root=os.path.dirname(here))
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")]
+    assert outs[0] and outs[0] == outs[1] == outs[2]

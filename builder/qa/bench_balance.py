@@ -96,7 +96,8 @@ class Tally:
         for k, c in self.counts.items():
             if c:
                 also = self.also.get(k, Counter())
-                label = max(set(c) | set(also), key=lambda x: (c[x] + also[x], c[x]))
+                # sorted: a tie must not be broken by the set's hash order (PYTHONHASHSEED)
+                label = max(sorted(set(c) | set(also)), key=lambda x: (c[x] + also[x], c[x]))
                 n = c[label] + also[label]
                 out[k] = {"label": label, "score": round(100 * n / sum(c.values()), 1), "questions": sum(c.values())}
         if self.come_questions:
@@ -118,7 +119,9 @@ class Tally:
                 continue
             target = TARGET_DISTRIBUTION[k]
             rest = 0.0
-            for label in set(counts) | set(target) | ({lab} if lab else set()):
+            # sorted: float sums in the set's hash order differ in the last bits and
+            # turned near-ties of the selection with PYTHONHASHSEED
+            for label in sorted(set(counts) | set(target) | ({lab} if lab else set())):
                 share = (counts[label] + (label == lab)) / n
                 if label in target:
                     total += abs(share - target[label])
