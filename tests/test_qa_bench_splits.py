@@ -299,20 +299,24 @@ def test_bench_tracings_are_unseen_pairs_and_leak_in_no_form(world_plan):
 
 
 def _rows(plan, facts):
-    """Bench rows as the stage writes their answer_struct (SCRC, STRC, FORC, COME)."""
+    """Bench rows as the stage writes their answer_struct (SCRC, STRC, FORC, COME), without
+    the questions the selection left out of an image (``BenchImage.dropped``)."""
     rows = []
     for b in plan.images:
         f = facts[b.record_id]
         comps = [{"name": c.name, "functions": c.functions, "interpretation": None,
                   "evolution_type": c.evolution_type} for c in f.components]
-        rows += [{"image_id": b.image_id, "script": b.script, "subtask": "SCRC", "metrics": ["SCRC"],
-                  "answer_struct": {"script": b.script}},
-                 {"image_id": b.image_id, "script": b.script, "subtask": "STRC", "metrics": ["STRC"],
-                  "answer_struct": {"structure": f.structure[0]}},
-                 {"image_id": b.image_id, "script": b.script, "subtask": "FORC", "metrics": ["FORC"],
-                  "answer_struct": {"formation": f.formation[0].label_set(), "yisheng": False}},
-                 {"image_id": b.image_id, "script": b.script, "subtask": "COMR",
-                  "metrics": ["COMR", "COMF", "COMI", "COME"], "answer_struct": {"components": comps}}]
+        rows.append({"image_id": b.image_id, "script": b.script, "subtask": "SCRC", "metrics": ["SCRC"],
+                     "answer_struct": {"script": b.script}})
+        if "STRC" not in b.dropped:
+            rows.append({"image_id": b.image_id, "script": b.script, "subtask": "STRC", "metrics": ["STRC"],
+                         "answer_struct": {"structure": f.structure[0]}})
+        if "FORC" not in b.dropped:
+            rows.append({"image_id": b.image_id, "script": b.script, "subtask": "FORC", "metrics": ["FORC"],
+                         "answer_struct": {"formation": f.formation[0].label_set(), "yisheng": False}})
+        come = [] if "COME" in b.dropped else ["COME"]
+        rows.append({"image_id": b.image_id, "script": b.script, "subtask": "COMR",
+                     "metrics": ["COMR", "COMF", "COMI", *come], "answer_struct": {"components": comps}})
     return rows
 
 
@@ -374,3 +378,22 @@ def test_the_tally_counts_labels_a_reference_also_accepts():
     for forc, also in (("形声", ()), ("形声+会意", ("形声",)), ("会意", ())):
         tally.add(bench_balance.Candidate(rec, img, "篆书", None, forc, None, 1.0, 3, {"FORC": also}))
     assert tally.majority()["FORC"] == {"label": "形声", "score": 66.7, "questions": 3}
+
+
+@pytest.mark.subprocess
+def test_the_selection_does_not_depend_on_the_hash_seed(tmp_path):
+    """Two interpreters with different PYTHONHASHSEED choose the same bench: label sets are
+    iterated sorted (a float sum in set order once turned near-ties of the selection)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import json, sys; sys.path[:0] = [{tests!r}, {root!r}]\n"
+            "import test_qa_bench_splits as t, builder.qa.bench_select as bs\n"
+            "r, f = t._world(); p = bs.select(r, f, seed=0)\n"
+            "print(json.dumps([[b.image_id, b.dropped, b.second_component] for b in p.images]"
+            " + [p.stats['constant_majority']], sort_keys=True))")
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = code.format(tests=here, root=os.path.dirname(here))
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")]
+    assert outs[0] and outs[0] == outs[1] == outs[2]

@@ -19,6 +19,9 @@ from pathlib import Path
 
 # Verdicts of an independent review (2026-12-02): round 1, the 954 drawings the first bench
 # selection with the new source would take (x AUDIT_MARGIN), three reviewers; round 2, the 431
-# the selection named next (qa/tracing_review.jsonl), three other reviewers. Contact sheets of
-# 48, enlarged originals where unsure.
+# the selection named next (qa/tracing_review.jsonl), three other reviewers. Round 3
+# (2026-12-04): 614 small-seal drawings whose records can be asked every seal L2 question
+# (all with another formation than 形声, 300 形声 with another layout than ⿰, 150 ⿰ 形声),
+# three new reviewers: 610 ok, 3 wrong, 1 doubtful. Contact sheets of 48, enlarged originals
+# where unsure.
 AUDITED: dict[str, str] = json.loads((Path(__file__).with_suffix(".json")).read_text("utf-8"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from builder.schema import GlyphImage, GlyphRecord
 from metrics.acce import labels as acce_labels
@@ -60,6 +60,10 @@ class Candidate:
     # other labels the reference accepts (answer_struct "accepted"): a constant answer of
     # one of them scores on this row too (STRC, FORC)
     also: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the component question can be asked without its evolution types (COMP_ASPECT)
+    aspect: bool = False
+    # questions the selection leaves out of this image to keep a cap (:func:`trimmed`)
+    dropped: tuple[str, ...] = ()
 
 
 class Tally:
@@ -92,7 +96,8 @@ class Tally:
         for k, c in self.counts.items():
             if c:
                 also = self.also.get(k, Counter())
-                label = max(set(c) | set(also), key=lambda x: (c[x] + also[x], c[x]))
+                # sorted: a tie must not be broken by the set's hash order (PYTHONHASHSEED)
+                label = max(sorted(set(c) | set(also)), key=lambda x: (c[x] + also[x], c[x]))
                 n = c[label] + also[label]
                 out[k] = {"label": label, "score": round(100 * n / sum(c.values()), 1), "questions": sum(c.values())}
         if self.come_questions:
@@ -114,7 +119,9 @@ class Tally:
                 continue
             target = TARGET_DISTRIBUTION[k]
             rest = 0.0
-            for label in set(counts) | set(target) | ({lab} if lab else set()):
+            # sorted: float sums in the set's hash order differ in the last bits and
+            # turned near-ties of the selection with PYTHONHASHSEED
+            for label in sorted(set(counts) | set(target) | ({lab} if lab else set())):
                 share = (counts[label] + (label == lab)) / n
                 if label in target:
                     total += abs(share - target[label])
@@ -123,31 +130,76 @@ class Tally:
             total += abs(rest - (1.0 - sum(target.values())))
         return total
 
-    def overshoot_with(self, c: Candidate) -> float:
-        """How far the majority shares would exceed :data:`SELECTION_CAPS` once ``c`` is
-        added (0 when within every cap; caps apply from :data:`CAP_MIN_QUESTIONS` questions
-        on, so the first picks are free). The stratified choice minimises this first."""
-        over = 0.0
-        for k, lab in (("SCRC", c.scrc), ("STRC", c.strc), ("FORC", c.forc)):
-            counts = self.counts[k]
-            n = sum(counts.values()) + (lab is not None)
-            if n >= CAP_MIN_QUESTIONS and lab is not None:
-                also = self.also.get(k, Counter())
-                mine = {lab} | set(c.also.get(k, ()) if k != "SCRC" else ())
-                top = max((counts[x] + also[x] + (x in mine) for x in set(counts) | set(also) | mine), default=0)
-                over += max(0.0, top / n - SELECTION_CAPS[k])
-        if self.come_questions + bool(c.come) >= CAP_MIN_QUESTIONS:
-            over += max(0.0, self._come_major_with(c) - SELECTION_CAPS["COME"])
-        return over
+    def _excess(self, k: str, c: Candidate | None, gated: bool = True) -> float:
+        """How far subtask ``k``'s majority share exceeds its :data:`SELECTION_CAPS` entry
+        with ``c`` added (``None``, or a ``c`` not asked ``k``: as it stands); 0 below
+        :data:`CAP_MIN_QUESTIONS` questions when ``gated``, so the first picks are free."""
+        if k == "COME":
+            if gated and self.come_questions + bool(c is not None and c.come) < CAP_MIN_QUESTIONS:
+                return 0.0
+            return max(0.0, self._come_major_with(c) - SELECTION_CAPS["COME"])
+        lab = None if c is None else getattr(c, k.lower())
+        counts = self.counts[k]
+        n = sum(counts.values()) + (lab is not None)
+        if n == 0 or (gated and n < CAP_MIN_QUESTIONS):
+            return 0.0
+        also = self.also.get(k, Counter())
+        mine = set() if lab is None else {lab} | set(c.also.get(k, ()) if k != "SCRC" else ())
+        top = max((counts[x] + also[x] + (x in mine) for x in set(counts) | set(also) | mine), default=0)
+        return max(0.0, top / n - SELECTION_CAPS[k])
 
-    def _come_major_with(self, c: Candidate) -> float:
+    def overshoot_with(self, c: Candidate) -> float:
+        """How far the majority shares of the subtasks ``c`` is asked would exceed
+        :data:`SELECTION_CAPS` once ``c`` is added (0 when within every cap)."""
+        asked = [k for k in ("SCRC", "STRC", "FORC") if getattr(c, k.lower()) is not None]
+        return sum(self._excess(k, c) for k in asked) + (self._excess("COME", c) if c.come else 0.0)
+
+    def worsening(self, c: Candidate) -> dict[str, float]:
+        """Per subtask, how much adding ``c`` raises the excess of its majority share over
+        :data:`SELECTION_CAPS` (only the subtasks where it does): a label that lowers an
+        excess already there is no worsening, one that raises it is (the excess as it stands
+        is measured even below :data:`CAP_MIN_QUESTIONS`, so the question that makes the
+        cap apply is judged by what it adds)."""
+        out = {}
+        for k in ("SCRC", "STRC", "FORC", "COME"):
+            d = self._excess(k, c) - self._excess(k, None, gated=False)
+            if d > 1e-9:
+                out[k] = d
+        return out
+
+    def _come_major_with(self, c: Candidate | None) -> float:
         share = Counter(self.come_share)
         n = self.come_questions
-        if c.come:
+        if c is not None and c.come:
             n += 1
             for label, k in Counter(c.come).items():
                 share[label] += k / len(c.come)
         return max(share.values()) / n if n else 0.0
+
+
+# Questions the selection may leave out of one image rather than the image: the layout
+# question, the component question's evolution types (the component question is then asked
+# without them, as COMP_ASPECT), the formation question, tried in this order. Without this,
+# a cap reached by the commonest labels (⿰, 形声, 保留: most seal drawings) made the choice
+# prefer seal images with no layout or component question at all.
+TRIMMABLE = ("STRC", "COME", "FORC")
+
+
+def _without(c: Candidate, drop: tuple[str, ...]) -> Candidate:
+    kinds = c.kinds - sum(1 for k in drop if k != "COME" or not c.aspect)
+    also = {k: v for k, v in c.also.items() if k not in drop}
+    return replace(c, strc=None if "STRC" in drop else c.strc, forc=None if "FORC" in drop else c.forc,
+                   come=None if "COME" in drop else c.come, kinds=kinds, also=also, dropped=drop)
+
+
+def trimmed(c: Candidate, tally: Tally) -> Candidate:
+    """``c`` without those of its :data:`TRIMMABLE` questions whose labels would push
+    their subtask's majority share further over its cap (:meth:`Tally.worsening`); ``c``
+    itself when none would. The returned candidate's ``dropped`` names the questions left
+    out and ``kinds`` counts those still asked."""
+    worse = tally.worsening(c)
+    drop = tuple(k for k in TRIMMABLE if k in worse)
+    return _without(c, drop) if drop else c
 
 
 def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[str]) -> list[Candidate]:
@@ -166,10 +218,11 @@ def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[
         heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
         if not heads:
             break
-        # within the caps, an image asked more questions first: a seal drawing without its
-        # STRC question must not win just because it adds no label to balance
-        key, lst = min(heads, key=lambda kv: (tally.overshoot_with(kv[1][0]), -kv[1][0].kinds,
-                                              tally.distance_with(kv[1][0])))
+        # each head as it would be taken (:func:`trimmed`): within the caps, an image asked
+        # more questions first, then the one closest to the targets
+        fits = {key: trimmed(lst[0], tally) for key, lst in heads}
+        key, lst = min(heads, key=lambda kv: (sum(tally.worsening(fits[kv[0]]).values()), -fits[kv[0]].kinds,
+                                              tally.distance_with(fits[kv[0]])))
         come_major = tally.come_share.most_common(1)[0][0] if tally.come_share else None
 
         def come_load(c: Candidate) -> float:
@@ -179,6 +232,7 @@ def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[
         c = lst.pop(best)
         if c.image.sha256 in taken_sha:
             continue
+        c = trimmed(c, tally)
         taken_sha.add(c.image.sha256)
         tally.add(c)
         out.append(c)

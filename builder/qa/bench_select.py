@@ -21,7 +21,9 @@ bench profile (:func:`builder.qa.questions.bench_eligible`). The selection (issu
    or a user's): :data:`SCANS_PER_RECORD` per eligible record, so every class is there;
    they count towards 甲骨文's quota. Other user images of an ancient script: one per
    eligible record. Images asked more questions come first (a seal drawing with its
-   structure, component and formation questions before one without).
+   structure, component and formation questions before one without; of a record's
+   drawings, one the form audit found drawn as Shuowen analyses the seal,
+   :mod:`builder.qa.form_audit`, which is asked them too).
 2. **Regular script, at most** :data:`MAX_MODERN_SHARE` **of the bench** (楷书 and 简体
    together), chosen first: its 简体 images carry the simplified components that keep the
    COME labels balanced once the seal drawings' retained ones come in; a build with no
@@ -30,7 +32,10 @@ bench profile (:func:`builder.qa.questions.bench_eligible`). The selection (issu
    (the stated target shares of STRC and FORC labels; COME answers are balanced by
    preferring, within a stratum, images whose component labels are least like the
    current majority). The bench must keep a constant answer at or below
-   :data:`CONSTANT_SCORE_CAPS` (SCRC, STRC, FORC 50, COME 60, strict scorer): the plan's
+   :data:`CONSTANT_SCORE_CAPS` (SCRC, STRC, FORC 50, COME 60, strict scorer): where an
+   image's label would push a majority further over its cap, that question is left out of
+   the image (STRC, FORC, or the component question's evolution types:
+   ``bench_balance.trimmed``, ``BenchImage.dropped``), not the image; the plan's
    ``stats["constant_majority"]`` states the shares the selection reached, and
    ``bench_balance.balance_report`` rescores the written rows with :mod:`metrics.acce`.
 
@@ -78,7 +83,10 @@ from metrics.acce import labels as acce_labels
 TARGET_IMAGES = 1024
 # Bench images wanted per ancient script (issue 20), near the paper's per-image mix (篆书 342,
 # 金文 252 of 1,024): 甲骨文 counts the Oracle-MNIST scans (SCANS_PER_RECORD per class) first.
-SCRIPT_QUOTAS: dict[str, int] = {"篆书": 345, "金文": 265, "甲骨文": 125, "战国文字": 90}
+# Regular script fills the rest up to MAX_MODERN_SHARE: its images carry every question, so
+# with the early forms' structure questions (the form audit) the bench reaches the paper's
+# 6,000-8,000 questions.
+SCRIPT_QUOTAS: dict[str, int] = {"篆书": 330, "金文": 255, "甲骨文": 120, "战国文字": 90}
 # At most this share of a script's eligible traced (character, script) pairs goes to the
 # bench; the rest (and their augmented copies) stay in JieZi-Dataset, so every script trains.
 TRACED_BENCH_SHARE = 0.75
@@ -113,6 +121,10 @@ class BenchImage:
     unseen_character: bool = False
     unseen_glyph: bool = False
     second_component: bool = False
+    # questions left out of this image to keep a constant answer under its cap
+    # (``bench_balance.trimmed``): "STRC", "FORC", "COME" (the component question is then
+    # asked without evolution types, as COMP_ASPECT)
+    dropped: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -184,35 +196,39 @@ def _is_bench_image(im: GlyphImage, review_pool: bool = False) -> bool:
 
 
 def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: int,
-               review_pool: bool = False) -> dict[str, list[Candidate]]:
+               review_pool: bool = False, image_facts: dict[str, Facts] | None = None) -> dict[str, list[Candidate]]:
     """The images the selection may take, by pool: ``tracing`` (one traced image per
     eligible record of an ancient script with no scan; only reviewed drawings, see
-    :func:`reviewed`, unless ``review_pool``), ``scan`` (up to :data:`SCANS_PER_RECORD`
-    scans per eligible record), ``ancient`` (one other image per eligible record of another
-    ancient script) and ``modern`` (one image per eligible 楷书 / 简体 record). Each list is
-    ordered by the number of questions the image can be asked, then richness, then a
-    seeded hash."""
+    :func:`reviewed`, unless ``review_pool``; the one asked most questions), ``scan`` (up
+    to :data:`SCANS_PER_RECORD` scans per eligible record), ``ancient`` (one other image
+    per eligible record of another ancient script) and ``modern`` (one image per eligible
+    楷书 / 简体 record). ``image_facts``: image id -> the facts of that one image where they
+    differ from its record's (an early-form drawing the form audit confirmed,
+    :mod:`builder.qa.form_audit`). Each list is ordered by the number of questions the
+    image can be asked, then richness, then a seeded hash."""
+    image_facts = image_facts or {}
     pools: dict[str, list[Candidate]] = {"tracing": [], "scan": [], "ancient": [], "modern": []}
     for r in records:
         if not r.images or r.id not in bench_facts or not bench_eligible(bench_facts[r.id]):
             continue
-        facts = bench_facts[r.id]
         images = sorted((im for im in r.images if _is_bench_image(im, review_pool)), key=lambda im: _h(seed, im.id))
         if not images:
             continue
 
         def cand(im: GlyphImage) -> Candidate:
-            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts), accepted_of(facts))
+            facts = image_facts.get(im.id) or bench_facts[r.id]
+            return Candidate(r, im, *labels_of(facts), facts.richness, bench_kinds(facts), accepted_of(facts),
+                             aspect="COMP_ASPECT" not in facts.missing)
 
         scans = [im for im in images if im.style == "scan"]
-        traced = [im for im in images if im.style == "tracing"]
+        traced = sorted((cand(im) for im in images if im.style == "tracing"), key=lambda c: -c.kinds)
         if r.script in acce_labels.REGULAR_SCRIPTS:
             pools["modern"].append(cand(images[0]))
         elif scans:
             # the pair is trained from its other scans: a tracing of it stays in training
             pools["scan"].extend(cand(im) for im in scans[:SCANS_PER_RECORD])
         elif traced:
-            pools["tracing"].append(cand(traced[0]))
+            pools["tracing"].append(traced[0])
         else:
             pools["ancient"].append(cand(images[0]))
     for pool in pools.values():
@@ -271,7 +287,8 @@ def _pick_ancient(pools: dict[str, list[Candidate]], cap: int, tally: Tally,
 
 
 def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: int = 0,
-           target: int = TARGET_IMAGES, review_pool: bool = False) -> BenchPlan:
+           target: int = TARGET_IMAGES, review_pool: bool = False,
+           image_facts: dict[str, Facts] | None = None) -> BenchPlan:
     """Choose the bench images and splits (see the module docstring for the rules).
 
     ``records``: all records (their images are the candidates); ``bench_facts``: record id
@@ -279,10 +296,12 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     not eligible); ``target``: the most images the bench may have (its size otherwise
     follows from the composition rules). ``review_pool``: select the drawings the tracing
     audit must review instead (unreviewed drawings allowed, each quota x
-    :data:`AUDIT_MARGIN`). Deterministic for ``seed``. Raises nothing.
+    :data:`AUDIT_MARGIN`). ``image_facts``: see :func:`candidates`. Deterministic for
+    ``seed``. Raises nothing.
     """
+    image_facts = image_facts or {}
     plan = BenchPlan()
-    pools = candidates(records, bench_facts, seed, review_pool=review_pool)
+    pools = candidates(records, bench_facts, seed, review_pool=review_pool, image_facts=image_facts)
     margin = AUDIT_MARGIN if review_pool else 1.0
     tally, taken_sha = Tally(), set()
     n_ancient_pool = len(pools["tracing"]) + len(pools["scan"]) + len(pools["ancient"])
@@ -302,7 +321,10 @@ def select(records: list[GlyphRecord], bench_facts: dict[str, Facts], *, seed: i
     ancient, traced_split = _pick_ancient(pools, cap, tally, taken_sha, margin)
     chosen = [(c.record, c.image) for c in ancient + modern]
     n_unseen_chars, n_char_pool = _splits(plan, records, chosen, seed)
-    n_components = _second_component(plan, chosen, bench_facts, seed)
+    dropped = {c.image.id: list(c.dropped) for c in ancient + modern}
+    for b in plan.images:
+        b.dropped = dropped.get(b.image_id, [])
+    n_components = _second_component(plan, bench_facts, image_facts, seed)
     plan.withheld_images = _withheld(plan, records, chosen)
     plan.stats = _stats(plan, target, pools, chosen, tally, traced_split, n_ancient_pool)
     n_second = plan.stats["second_component_questions"]
@@ -371,15 +393,25 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
     return n_unseen_chars, len(pool)
 
 
-def _second_component(plan: BenchPlan, chosen, bench_facts: dict[str, Facts], seed: int) -> int:
+def _second_component(plan: BenchPlan, bench_facts: dict[str, Facts], image_facts: dict[str, Facts],
+                      seed: int) -> int:
     """Flag images for the second component question, so that the bench has about
     :data:`COMPONENT_RATIO` component questions per image where its images allow (an
     image without the shared component question, e.g. an early form no source analyses,
-    gets none). Returns the number of shared component questions."""
-    n_first = sum(1 for r, _ in chosen if "COMP_FULL" not in bench_facts[r.id].missing)
-    n_second = max(0, round(len(chosen) * COMPONENT_RATIO) - n_first)
-    ok = sorted((im.id for r, im in chosen if "COMP_ASPECT" not in bench_facts[r.id].missing
-                 and "COMP_FULL" not in bench_facts[r.id].missing), key=lambda i: _h(seed, "second", i))
+    gets none; one whose evolution types the selection left out asks its component
+    question once, without them). Returns the number of first component questions."""
+    def facts(b: BenchImage) -> Facts:
+        return image_facts.get(b.image_id) or bench_facts[b.record_id]
+
+    def full(b: BenchImage) -> bool:
+        return "COMP_FULL" not in facts(b).missing and "COME" not in b.dropped
+
+    def aspect(b: BenchImage) -> bool:
+        return "COMP_ASPECT" not in facts(b).missing
+
+    n_first = sum(1 for b in plan.images if full(b) or aspect(b))
+    n_second = max(0, round(len(plan.images) * COMPONENT_RATIO) - n_first)
+    ok = sorted((b.image_id for b in plan.images if full(b) and aspect(b)), key=lambda i: _h(seed, "second", i))
     second = set(ok[:n_second])
     for b in plan.images:
         b.second_component = b.image_id in second

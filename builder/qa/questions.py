@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable
 
 from builder.qa.compose import EARLY_FORM_REASON, L2_KINDS, SEAL_FORM_SCRIPTS
 from builder.qa.facts import Facts, QA
@@ -94,8 +95,17 @@ def bench_eligible(facts: Facts) -> bool:
 
 
 def bench_kinds(facts: Facts) -> int:
-    """How many of the one-per-image bench kinds (:data:`BENCH_REQUIRED`) ``facts`` can ask."""
-    return sum(k not in facts.missing for k in BENCH_REQUIRED)
+    """How many of the one-per-image bench kinds (:data:`BENCH_REQUIRED`) ``facts`` can ask
+    (the component question counts once: in full, or without evolution types)."""
+    return sum(k not in facts.missing for k in BENCH_REQUIRED) + aspect_only(facts)
+
+
+def aspect_only(facts: Facts) -> bool:
+    """The image's component question is asked without evolution types (``COMP_ASPECT``):
+    no source gives them (an early form the form audit confirmed, a component whose
+    evolution no rule derives) while the components, functions and interpretations are
+    grounded."""
+    return "COMP_FULL" in facts.missing and "COMP_ASPECT" not in facts.missing
 
 
 def l2_dropped(facts: Facts) -> list[str]:
@@ -104,20 +114,26 @@ def l2_dropped(facts: Facts) -> list[str]:
     return [k for k in L2_KINDS if facts.missing.get(k) == EARLY_FORM_REASON]
 
 
-def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bool) -> list[QA]:
+def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bool,
+             dropped: Iterable[str] = ()) -> list[QA]:
     """The bench rows of one image: CHAR, SCRC, STRC, the shared component question,
     FORC, ORIM and EVOI, plus the second (function + interpretation) component question
-    when ``second_component``. Raises ``ValueError`` when ``facts`` are not
-    :func:`bench_eligible` (the selection must not pick such an image)."""
+    when ``second_component``. ``dropped``: questions the selection left out to keep a
+    constant answer under its cap ("STRC", "FORC"; "COME": the component question is
+    asked once, without evolution types, as COMP_ASPECT). Raises ``ValueError`` when
+    ``facts`` are not :func:`bench_eligible` (the selection must not pick such an image)."""
     if not bench_eligible(facts):
         raise ValueError(f"record {facts.record_id}: not bench-eligible: "
                          f"{ {k: facts.missing[k] for k in BENCH_REQUIRED if k in facts.missing} }")
+    dropped = set(dropped)
+    skip = {k for k in ("STRC", "FORC") if k in dropped} | ({"COMP_FULL"} if "COME" in dropped else set())
     rng = random.Random(f"bench:{seed}:{image.id}")
     out = []
     for k in BENCH_KINDS:
-        if k == "COMP_ASPECT" and not (second_component and "COMP_ASPECT" not in facts.missing):
+        if k == "COMP_ASPECT" and not ((second_component or "COME" in dropped or aspect_only(facts))
+                                       and "COMP_ASPECT" not in facts.missing):
             continue
-        if k in facts.missing:  # an early form's L2 kinds, a seal form's unconfirmed ones
+        if k in facts.missing or k in skip:  # an early form's L2 kinds, a seal form's unconfirmed ones
             continue
         item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
         if item is not None:

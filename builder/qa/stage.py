@@ -39,7 +39,7 @@ from typing import Callable
 from tqdm.auto import tqdm
 
 from builder.codekey import code_digest
-from builder.qa import bench_balance
+from builder.qa import bench_balance, form_audit
 from builder.qa import bench_select as bench_mod
 from builder.qa import soundgloss
 from builder.qa.component_names import canonical_component
@@ -189,17 +189,22 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
     for r in tqdm(records, desc="bench facts", unit=" rec", disable=not progress):
         if r.images:
             bench_facts[r.id] = facts_for(r, BENCH, index)
-    plan = bench_mod.select(records, bench_facts, seed=seed, target=bench_size)
+    # early-form drawings the form audit found drawn as Shuowen analyses the seal
+    drawings = form_audit.confirmed_drawings(records, bench_facts)
+    plan = bench_mod.select(records, bench_facts, seed=seed, target=bench_size, image_facts=drawings)
     plan.review = bench_mod.review_list(records, bench_facts, seed=seed, target=bench_size)
     plan.stats["tracings_to_review"] = len(plan.review)
+    plan.stats["form_audit"] = {"confirmed_drawings": len(drawings),
+                                "bench_images": sum(b.image_id in drawings for b in plan.images)}
     by_id = {r.id: r for r in records}
     rows, early = [], Counter()
     for b in plan.images:
         rec = by_id[b.record_id]
         image = next(im for im in rec.images if im.id == b.image_id)
-        for k in l2_dropped(bench_facts[rec.id]):
+        facts = drawings.get(image.id) or bench_facts[rec.id]
+        for k in l2_dropped(facts):
             early[k] += 1
-        for q in bench_qa(bench_facts[rec.id], image, seed, second_component=b.second_component):
+        for q in bench_qa(facts, image, seed, second_component=b.second_component, dropped=b.dropped):
             row_id = f"{image.id}:{q.kind}"
             d = _apply_qa_decision(q.to_dict(), decisions.get(f"bench:{row_id}"))
             if d is None:
