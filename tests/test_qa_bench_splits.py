@@ -397,3 +397,12 @@ def test_the_selection_does_not_depend_on_the_hash_seed(tmp_path):
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")]
     assert outs[0] and outs[0] == outs[1] == outs[2]
+
+
+def test_a_label_word_names_no_character():
+    """The unseen-character filter reads names, not the label words a template writes."""
+    from builder.qa.stage import names_in
+    d = {"answer": "⿴（全包围结构）", "answer_en": "⿴ (full surround)"}
+    assert "围" not in names_in(d) and "包" not in names_in(d)
+    # a real mention still counts: 围 as a component
+    assert "围" in names_in({"answer": "从口，围声", "answer_en": ""})

@@ -98,3 +98,4 @@ def test_a_label_over_its_cap_drops_that_question_not_the_image():
     # a label that lowers an excess already there is kept
     t = bench_balance.trimmed(_cand("⿱", "象形", ("简化",), 97), tally)
     assert t.dropped == () and t is not None
+

@@ -364,11 +364,12 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
         used_elsewhere.update(c.name for c in r.components if c.name != r.character)
         used_elsewhere.update(v.form for v in r.variants if v.form != r.character)
     # unseen characters: bench characters without ancient-script records, preferring those
-    # no other record names as a component or variant (so they do not surface in training)
+    # fewest other records name as a component or variant (each such mention drops a
+    # JieZi-Dataset answer: an unseen 马 would take every 马 component answer with it)
     n_unseen_chars = round(len(bench_chars) * UNSEEN_CHARACTER_SHARE)
     pool = sorted((c for c in bench_chars
                    if not any(r.script in acce_labels.ANCIENT_SCRIPTS for r in records_by_char[c])),
-                  key=lambda c: (used_elsewhere[c] > 0, _h(seed, "unseen-char", c)))
+                  key=lambda c: (used_elsewhere[c], _h(seed, "unseen-char", c)))
     plan.unseen_characters = set(pool[:n_unseen_chars])
     # unseen pairs: bench tracings' pairs, unseen characters' pairs, single-image pairs, drawn pairs
     pairs_in_bench = Counter((r.character, r.script) for r, _ in chosen)

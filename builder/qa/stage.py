@@ -54,6 +54,7 @@ from builder.schema import GlyphRecord
 from builder.sources import registry
 from builder.sources.adapters import shuowen
 from hub.skips import SkipLog
+from metrics.acce import labels
 from metrics.acce.variants import read_variants
 
 STAGE_VERSION = "1"
@@ -221,6 +222,20 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
     return plan, rows, early
 
 
+# The label vocabulary a template writes into answers (结构 names, scripts, formations,
+# functions, evolution types): 围 in 「包围结构」 names no character, so an unseen 围 must
+# not drop every surround-structure answer of JieZi-Dataset.
+_LABEL_WORDS = re.compile("|".join(sorted(
+    (re.escape(w) for w in (*labels.STRUCTURE_ZH.values(), *labels.SCRIPTS, *labels.FORMATIONS,
+                            *labels.FUNCTIONS, *labels.EVOLUTION_TYPES)), key=len, reverse=True)))
+
+
+def names_in(d: dict) -> set[str]:
+    """The characters a QA dict's answer (``answer``, ``answer_en``) may name: every
+    character of its text once the label vocabulary (:data:`_LABEL_WORDS`) is taken out."""
+    return set(_LABEL_WORDS.sub("", d["answer"])) | set(_LABEL_WORDS.sub("", d.get("answer_en") or ""))
+
+
 def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOut, qa_counts: Counter, polisher,
                  held: set | frozenset = frozenset()):
     """The QA dicts of one dataset image (polished, audited, unseen-character and
@@ -235,7 +250,7 @@ def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOu
         if d is None:
             qa_counts["dataset_rejected"] += 1
             continue
-        if unseen_chars and unseen_chars & (set(d["answer"]) | set(d["answer_en"] or "")):
+        if unseen_chars and unseen_chars & names_in(d):
             # an unseen character must not appear in JieZi-Dataset at all, not even
             # named in another character's answer (as a component, variant, gloss)
             out.stats["qa_dropped_naming_unseen_character"] += 1
@@ -287,7 +302,7 @@ def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut, form: str
     """Tally one image's turns (``form``: the image's :func:`glyph_form`) and pre-serialise
     their provenance and structured answers."""
     for d in qas:
-        if unseen_chars & set(d["answer"]):
+        if unseen_chars & names_in(d):
             out.mentions += 1
         out.by_kind[d["kind"]] += 1
         out.by_level[d["level"]] += 1
