@@ -23,5 +23,9 @@ from pathlib import Path
 # (2026-12-04): 614 small-seal drawings whose records can be asked every seal L2 question
 # (all with another formation than 形声, 300 形声 with another layout than ⿰, 150 ⿰ 形声),
 # three new reviewers: 610 ok, 3 wrong, 1 doubtful. Contact sheets of 48, enlarged originals
-# where unsure.
+# where unsure. Round 4 (2026-12-04), from the form audit of 622 early-form drawings
+# (builder/qa/form_audit.py; four reviewers, then a second reviewer on every drawing whose
+# composition differs from Shuowen's): a drawing of the graph another character is (中 for 仲,
+# 白 for 伯, 冬 for 終, 且 for 祖) is wrong, as in the earlier rounds; an unreviewed drawing the
+# form audit found to be its character is ok.
 AUDITED: dict[str, str] = json.loads((Path(__file__).with_suffix(".json")).read_text("utf-8"))

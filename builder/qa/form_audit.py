@@ -11,6 +11,10 @@ more and nothing less (``"same <IDC>"``, with the layout of the drawing itself),
 are also left out by the tracing audit) or ``"doubtful: ..."``. The verdicts live in
 ``form_audit.json`` beside this module (Commons file title -> verdict); as this module's
 data file an edit there changes the QA stage's code key (:func:`builder.codekey.code_digest`).
+The 2026-12-04 audit: 622 drawings (金文, 战国文字, 甲骨文 whose character's seal record grounds
+every seal L2 question), four reviewers: 408 same, 117 differs, 96 doubtful, 1 wrong; a second
+reviewer then read every ``differs`` drawing, and those that draw another character's graph
+(中 for 仲) went to the tracing audit as wrong (``builder/glyphs/commons_acc_audit.json``).
 
 A drawing found ``same`` is asked, from the bench facts of its character's seal record: the
 components with their functions and interpretations (the component question without
