@@ -12,6 +12,8 @@ records stage's code key and rebuilds it.
 
 # file -> "wrong: ..." / "doubtful: ..."
 AUDITED_OUT: dict[str, str] = {
+    "svg/考-oracle.svg": "wrong: the graph of another character: the oracle long-haired old man leaning on a staff is the common graph of 老 (its lower part is 匕-like, not 丂); 考 was written with the 老 graph; a reader would name 老 (form audit, 2026-12-04)",
+    "svg/育-bronze.svg": "wrong: the graph of another character: this is 毓 (每/mother figure + upside-down child 㐬), Shuowen's 或體 of 育 but today a separate standard character; a reader would name 毓, not 育 (form audit, 2026-12-04)",
     "svg/万-bronze.svg": "wrong: Draws 丂 (a bar over one bent stroke), not 萬; in bronze the number word 'ten thousand' is written 萬 (the scorpion), and 丂 is a different character (used for 考/巧).",
     "svg/万-oracle.svg": "wrong: Draws the oracle 丂 (a bar over a bent vertical with a side stroke), not 萬 (scorpion), which is how oracle bones write 'ten thousand'.",
     "svg/主-oracle.svg": "wrong: A plain T-shape is the oracle graph 示 (altar/spirit tablet); it is transcribed 示, not 主.",
