@@ -106,6 +106,12 @@ class Facts:
     # kind -> the other answers the sources allow (answer_struct "accepted"; issue 21)
     accepted: dict[str, list] = field(default_factory=dict)
     variant_forms: list[str] = field(default_factory=list)  # Shuowen 重文 forms a glyph may be drawn in
+    # the character's other accepted CHAR answers whatever the image (its one-to-one
+    # traditional / simplified partner, the 规范字 of a form outside the table), with provenance
+    char_forms: list[tuple[str, list[Provenance]]] = field(default_factory=list)
+    # image id -> {kind: reason}: what one image cannot be asked though the record can
+    # (二 drawn as two bars shows no script: builder.qa.script_neutral)
+    image_missing: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def available(self) -> list[str]:
         """Template kinds this record can answer (image kinds always)."""
