@@ -21,7 +21,7 @@ dataset), with the number of rows (turns) showing each pattern:
    emends, deletes or reinterprets it (:func:`builder.qa.orim._duan_verdict`).
 6. ``orim_depiction``, ``orim_quotation``, ``orim_bare_class``: an ORIM reference holding
    a 象…形 description, a quotation or usage clause (：, 《), or only a one-character class
-   word that is a component of the head (楊 「木」).
+   word (:data:`builder.qa.orim.CLASS_WORDS`) that is a component of the head (楊 「木」).
 7. ``come_sheng_simplified``: a component typed 简化 because Shuowen reads it 省;
    ``evoi_sheng_unlocated_line``: a 「X」为省形 line.
 8. ``scrc_bars_only``: a SCRC question on a drawing :mod:`builder.qa.script_neutral` finds
@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from builder.qa.component_names import same_component  # noqa: E402
-from builder.qa.orim import _duan_verdict  # noqa: E402
+from builder.qa.orim import CLASS_WORDS, _duan_verdict  # noqa: E402
 from builder.qa.script_neutral import bar_characters, only_bars  # noqa: E402
 
 CIRCULAR = re.compile(r"表示字义与|会合成义|为指事字的构件，以形表意|^「[^」]+」(（[^）]*）)?(表意|为形符)$")
@@ -133,7 +133,7 @@ def _orim(text: str, provs: list[dict], rec: dict | None, src: Sources, c: Count
     c["orim_quotation"] += bool(re.search(r"：|《|“", text.split("（《说文》")[0]))
     core = re.sub(r"[\W也]", "", text)
     names = [x["name"] for x in (rec or {}).get("components", [])]
-    c["orim_bare_class"] += len(core) == 1 and any(same_component(core, n) for n in names)
+    c["orim_bare_class"] += len(core) == 1 and core in CLASS_WORDS and any(same_component(core, n) for n in names)
     for p in provs:
         if p.get("rule") != "qa.orim.duan_confirms":
             continue

@@ -187,6 +187,21 @@ def test_duan_yisheng_phonetic_also_carries_meaning(recs, rid, name):
     assert data.functions == ["表音"]  # the dataset may not cite Duan
 
 
+def test_duan_only_yisheng_accepts_shuowen_plain_phonetic_in_both_scorings(recs):
+    struct = make_qa(facts(recs, "阉_简体"), "COMP_ASPECT", 0, image("简体")).answer_struct
+    yan = next(c for c in struct["components"] if c["name"] == "奄")
+    assert yan["functions"] == ["表意", "表音"] and yan["functions_accepted"] == [["表音"]]
+    settings = {"bertscore": False, "progress": False}
+    for pred, want in (("门：表意；奄：表音", 100.0), ("门：表意；奄：表意、表音", 100.0), ("门：表意；奄：表意", 50.0)):
+        assert score([pred], [struct], [["COMF"]], settings=settings, judge=False)["COMF"] == pytest.approx(want), pred
+    ref = official_reference([struct])
+    assert ref["可接受"]["构件功能"] == {"奄": [["表音"]]}
+    for fn, want in ((["表音"], 100.0), (["表意", "表音"], 100.0), (["表意"], 50.0)):
+        reply = json.dumps({"构件": {"门": {"功能": ["表意"]}, "奄": {"功能": fn}}}, ensure_ascii=False)
+        res = score_paper([reply], [ref], settings={"scorer": lambda c, r: [0.0] * len(c)})
+        assert res["per_item"][0]["COMF"] == pytest.approx(want), fn
+
+
 # --- 5. Duan emending the gloss -------------------------------------------------------------
 
 @pytest.mark.parametrize("rid", ["匊_楷书", "礱_楷书"])

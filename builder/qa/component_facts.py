@@ -72,6 +72,7 @@ def _duan_yisheng(c: "_FactsCtx", comps: list[CompFact]) -> None:
                 hit = next((m.group(0) for m in _YI_SHENG.finditer(note) if same_component(m.group(1), x.name)), None)
                 if hit or (whole and not named):
                     x.functions = ["表意", "表音"]
+                    x.functions_accepted = [["表音"]]  # Shuowen's own reading stays right (as FORC)
                     x.provenance = x.provenance + [Provenance(source="duan", entry_id=eid, span=hit or "形聲包會意",
                                                               rule="qa.comf.duan_yisheng")]
 
@@ -80,10 +81,13 @@ def _name_simplified_as_drawn(c: "_FactsCtx", comps: list[CompFact]) -> None:
     """On a modern glyph, a component the IDS writes in its simplified form is named as
     drawn (鳄 ⿰鱼咢: 「鱼」, not the 「魚」 of the linked 鰐; the scorer's alias table maps the
     two): data review 07-70/111. Position forms (氵 for 水) keep the character's name."""
-    if c.form != "modern":
+    if c.form != "modern" or c.record.ids is None:
         return
+    drawn = c.record.ids.value  # at any depth: 质 ⿸𠂆⿱十贝 draws 贝 inside its second operand
     for cf in comps:
         w = written_as(c.record, cf.name)
+        if w is None and cf.name not in drawn:
+            w = next(((ch, c.record.ids.provenance[0]) for ch in drawn if _is_simplified_form(ch, cf.name)), None)
         if w is not None and _is_simplified_form(w[0], cf.name) and len(w[0]) == 1:
             cf.name = w[0]
             cf.provenance = cf.provenance + [w[1]]
