@@ -166,8 +166,12 @@ def _rule_seal(ctx: _Ctx) -> None:
     notes = [n for n in _part_notes(ctx) if n.span not in quote]
     if notes:  # 貴 「臾，古文蕢」: Shuowen's own word on what a part is (data review 09-24)
         provs += notes
-        a_zh += "（" + "；".join(n.span for n in notes) + "）"
-        a_en += " (" + "; ".join(n.span for n in notes) + ")"
+        quote_notes = "；".join(n.span for n in notes)
+        if _bare_analysis(quote):
+            a_zh += f"（{quote_notes}）"
+            a_en += f" ({quote_notes})"
+        else:
+            quote += f"」；「{quote_notes}"
     if ctx.single:
         zh = f"小篆「{ctx.head}」为独体，《说文》：「{quote}」"
         en = f"In small seal script {ctx.head} is a single-component character (Shuowen: {quote})"
