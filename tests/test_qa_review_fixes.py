@@ -36,7 +36,7 @@ from hub.skips import SkipLog
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
-CHARS = ("縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
+CHARS = ("爲縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
          "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一")
 CIRCULAR = re.compile(r"表示字义与|会合成义|^「[^」]+」(（[^）]*）)?(表意|为形符)$")
 ALL = {"shuowen", "duan", "unihan"}
@@ -92,6 +92,12 @@ def test_component_interpretation_says_what_the_part_is(recs, rid, name, says):
     text = interp(f, name)
     assert says in text, text
     assert not CIRCULAR.search(text), text
+
+
+def test_a_quoted_scholar_is_no_depiction_of_the_graph(recs):
+    # 爲 「王育曰：“爪，象形也」 is 王育's word on the 爪 part, not what the single graph draws
+    f = facts(recs, "爲_楷书")
+    assert all("王育" not in (c.interpretation or "") for c in f.components)
 
 
 def test_no_bench_interpretation_is_a_template(recs):

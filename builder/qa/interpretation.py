@@ -11,6 +11,7 @@ the Shuowen depiction span. A semantic part no source speaks of gets no interpre
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -193,6 +194,8 @@ def _depiction_span(provs: list[Provenance], index: EvidenceIndex) -> str | None
     None when Shuowen says only 「象形」 / 「指事」 (its gloss is a definition, not a
     description of the graph: 手 「拳也」 would misdescribe an open hand)."""
     for p in provs:
-        if p.source == "shuowen" and "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事"):
+        # not a quotation of another scholar (爲 「王育曰：“爪，象形也」 is 王育's word on 爪)
+        if (p.source == "shuowen" and "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事")
+                and not re.search(r"曰|“", p.span)):
             return p.span
     return None
