@@ -303,3 +303,15 @@ def test_bars_only_glyph_gets_no_script_question(recs, tmp_path):
     finally:
         index.script_neutral = set()
     assert make_qa(f, "SCRC", 0, rec.images[0]) is None and make_qa(f, "SCRC", 0, rec.images[1]) is not None
+
+
+# --- leakage through a traditional / simplified partner ---------------------------------
+
+def test_a_bench_characters_partner_is_reserved_in_the_dataset(recs):
+    from builder.qa.stage import _reserved
+
+    by_id, _ = recs
+    assert _reserved(by_id["颅_简体"], {"顱"}) and _reserved(by_id["顱_楷书"], {"颅"})
+    assert not _reserved(by_id["顱_楷书"], {"匊"})
+    f = facts(recs, "颅_简体", DATASET, reserved=_reserved(by_id["颅_简体"], {"顱"}))
+    assert f.orim is None  # 顱's Shuowen gloss is the bench reference: not stated for 颅 either

@@ -260,6 +260,15 @@ def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOu
     return qas
 
 
+def _reserved(rec: GlyphRecord, bench_chars: set[str]) -> bool:
+    """Whether the dataset may not state Shuowen's text for ``rec``: its character is in the
+    bench, or its traditional / simplified partner is (业 states 業's gloss, the reference of
+    a bench 業)."""
+    partners = {rec.character, rec.traditional, rec.simplified} | {
+        v.form for v in rec.variants if v.kind in ("繁體", "簡体")}
+    return bool(partners & bench_chars)
+
+
 def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress, tmp: Path,
                   qa_counts: Counter, held: set | frozenset = frozenset()) -> _DatasetOut:
     """Write ``dataset.jsonl`` (to ``tmp``): every image not withheld, deduplicated by pixels."""
@@ -271,7 +280,7 @@ def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progres
             images = [im for im in rec.images if im.id not in plan.withheld_images]
             if not images:
                 continue
-            facts = facts_for(rec, DATASET, index, reserved=rec.character in plan.reserved_characters)
+            facts = facts_for(rec, DATASET, index, reserved=_reserved(rec, plan.reserved_characters))
             for im in images:
                 if im.sha256 in seen_sha:
                     out.stats["duplicate_images_removed"] += 1
