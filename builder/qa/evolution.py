@@ -457,6 +457,27 @@ def _rule_substitution(ctx: _Ctx) -> None:
                 f"the seal component {s.name} is written {comp.name} in the modern form", s.provenance + comp.provenance)
 
 
+def _rule_rewritten_part(ctx: _Ctx) -> None:
+    """A seal part the modern IDS writes as another character, read off the two analyses
+    (旨: Shuowen 「从甘，匕聲」, IDS ⿱匕日 -> 篆文之「甘」，今字形写作「日」): exactly one seal part
+    is not among the first-level IDS operands and exactly one operand is no seal part, no
+    part is abbreviated (省) and no other rule has said what became of it (statement only:
+    the record's component list is Shuowen's, so no COME type is given)."""
+    if not _describes_modern(ctx.record) or ctx.trad or ctx.single or len(ctx.seal) < 2:
+        return
+    if any(s.sheng for s in ctx.seal) or any(st.rule in ("evolution.corruption.substitution",
+                                                          "evolution.depicted_part_written")
+                                             for st in ctx.evo.statements):
+        return
+    ops = ids_operands(ctx.record)
+    missing = [s for s in ctx.seal if not any(same_component(t, s.name) for t, _ in ops)]
+    extra = [(t, p) for t, p in ops if not any(same_component(t, s.name) for s in ctx.seal)]
+    if len(missing) == 1 and len(extra) == 1 and len(ops) == len(ctx.seal):
+        s, (name, prov) = missing[0], extra[0]
+        ctx.say("evolution.rewritten_part", f"篆文之「{s.name}」，今字形写作「{name}」",
+                f"the seal component {s.name} is written {name} in the modern form", s.provenance + [prov])
+
+
 def _resolve(ctx: _Ctx) -> None:
     """Pick each component's type by priority and summarise what the modern form keeps."""
     evo = ctx.evo
@@ -500,6 +521,7 @@ DERIVE_STEPS: tuple[tuple[str, object], ...] = (
     ("区别 (古今字)", _rule_gujin),
     ("讹变 by substitution", _rule_substitution),
     ("a drawn part written as a character", _rule_depicted_part),
+    ("a seal part written as another character", _rule_rewritten_part),
     ("省 components", _rule_sheng_statements),
     ("Duan's 隸 / 俗 / 今 forms", _rule_duan_later_forms),
     ("traditional / simplified", _rule_trad_simp),

@@ -41,6 +41,7 @@ RULES: dict[str, str] = {
     "evolution.corruption.form_equivalent": "讹变: the modern form writes a Shuowen seal component as another component it merged with (the alias table's form equivalents that are not position forms: 㞷 as 主, 肉 as 月, 𧸇 as 賣)",
     "evolution.duan_later_form": "Duan's note on the entry names a later written form: 隸(變)作X (clerical), 俗作X (popular), 今(字)作X (current)",
     "evolution.depicted_part_written": "a part of the seal form that Shuowen describes by what it draws (象…形), where the modern IDS keeps every part Shuowen names and has exactly one operand more: that operand is what the modern form writes in its place (疇: 象耕屈之形 -> 壽)",
+    "evolution.rewritten_part": "exactly one component of Shuowen's seal analysis is not among the modern IDS operands and exactly one operand is no seal component (same number of parts, none abbreviated): the modern form writes that seal component as that operand (旨: 甘 -> 日); statement only, no COME type",
     "evolution.corruption.substitution": "讹变: exactly one seal component has no counterpart in an otherwise matching modern decomposition of equal size, and no simplification link explains the change",
 }
 
