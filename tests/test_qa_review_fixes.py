@@ -36,7 +36,7 @@ from hub.skips import SkipLog
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
-CHARS = ("旨甘匕爲縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
+CHARS = ("昵暱匿尼旨甘匕爲縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
          "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一")
 CIRCULAR = re.compile(r"表示字义与|会合成义|^「[^」]+」(（[^）]*）)?(表意|为形符)$")
 ALL = {"shuowen", "duan", "unihan"}
@@ -273,6 +273,8 @@ def test_a_seal_part_the_modern_form_writes_otherwise_is_said(recs):
     by_id, index = recs
     zhi = derive(by_id["旨_楷书"], index, ALL).narrative()
     assert "篆文之「甘」，今字形写作「日」" in zhi, zhi  # 从甘匕聲 against ⿱匕日
+    ni = derive(by_id["昵_楷书"], index, ALL).narrative()
+    assert "今字形写作「尼」" not in ni, ni  # 昵 is 暱's 或體 (从尼): no seal 匿 rewritten as 尼
 
 
 def test_component_evolution_questions_ask_for_the_seal_to_modern_span():

@@ -466,13 +466,15 @@ def _rule_rewritten_part(ctx: _Ctx) -> None:
     if not _describes_modern(ctx.record) or ctx.trad or ctx.single or len(ctx.seal) < 2:
         return
     if any(s.sheng for s in ctx.seal) or any(st.rule in ("evolution.corruption.substitution",
-                                                          "evolution.depicted_part_written")
+                                                          "evolution.depicted_part_written",
+                                                          "evolution.modern_is_variant")
                                              for st in ctx.evo.statements):
-        return
+        return  # 昵 is the 或體 of 暱 (从尼): no seal 匿 became 尼
     ops = ids_operands(ctx.record)
     missing = [s for s in ctx.seal if not any(same_component(t, s.name) for t, _ in ops)]
     extra = [(t, p) for t, p in ops if not any(same_component(t, s.name) for s in ctx.seal)]
-    if len(missing) == 1 and len(extra) == 1 and len(ops) == len(ctx.seal):
+    if (len(missing) == 1 and len(extra) == 1 and len(ops) == len(ctx.seal)
+            and not any(canonical_component(extra[0][0]) in v.canon for v in ctx.variants)):
         s, (name, prov) = missing[0], extra[0]
         ctx.say("evolution.rewritten_part", f"篆文之「{s.name}」，今字形写作「{name}」",
                 f"the seal component {s.name} is written {name} in the modern form", s.provenance + [prov])
