@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from builder.qa import soundgloss  # noqa: E402
-from builder.qa.component_names import abbreviated_parts  # noqa: E402
+from builder.qa.component_names import _s2t as _opencc_s2t, abbreviated_parts  # noqa: E402
 from builder.qa.stage import template_diversity  # noqa: E402
 from builder.schema import GlyphRecord  # noqa: E402
 from builder.sources import registry  # noqa: E402
@@ -47,6 +47,10 @@ from builder.sources import registry  # noqa: E402
 COMPONENT_KINDS = ("COMP_FULL", "COMP_ASPECT", "COMR", "COMF", "COMI", "COME", "EXEGESIS")
 CHANGE_WORDS = ("增加", "省作", "简化为", "简化作", "讹变", "讹作", "隶变", "隸變", "写作", "形体已变", "加「", "相混",
                 "不从", "改作", "变为", "变作", "合为", "省去", "去掉", "均不从")
+def _s2t(char: str) -> str:
+    return _opencc_s2t().convert(char)
+
+
 _QUOTE = re.compile(r"「[^」]*」")
 _CIRCULAR = re.compile(r"「([^」]+)」之省")
 
@@ -136,7 +140,8 @@ def count(path: Path, dataset: bool, named: dict[str, set[str]], readings) -> di
             if _shuowen_gloss(prov) and "说文" not in question and "說文" not in question:
                 c["orim_without_attribution"] += 1
             ref = struct.get("original_meaning") or ""
-            if ref and soundgloss.strip_sound_gloss(ref, [char], readings)[1]:
+            # the gloss of 驱 names its traditional head (驅馬也): no pun, as the stage reads it
+            if ref and soundgloss.strip_sound_gloss(ref, [char, _s2t(char)], readings)[1]:
                 c["orim_sound_gloss_references"] += 1
         if kind == "EVOI" and not dataset:
             text = struct.get("evolution") or ""

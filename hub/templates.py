@@ -75,13 +75,17 @@ OPTIONS: dict[str, tuple[str, str]] = {
 
 # kind -> [(Chinese phrasing, English phrasing)]
 TEMPLATES: dict[str, list[tuple[str, str]]] = {
+    # The key is the record's character, a regular-script headword that may be traditional
+    # (庫) or a Shuowen head (譱): no phrasing asks for the modern standard form or for how it
+    # is written today (issues 20/21 review); the reference also accepts the one-to-one
+    # traditional / simplified partner and the 规范字 of a form outside the table.
     "CHAR": [
-        ("图中这个字形对应现代字典中的哪个字头？请直接写出该字。",
-         "Which modern dictionary headword does the glyph in the image correspond to? Write the character."),
-        ("请释读图像中的字形，给出它的现代规范字形。",
-         "Read the glyph in the image and give its modern standard form."),
-        ("这个字形今天写作什么字？",
-         "How is this glyph written today?"),
+        ("图中这个字形对应字典中的哪个字头？请直接写出该字。",
+         "Which dictionary headword does the glyph in the image correspond to? Write the character."),
+        ("请释读图像中的字形，写出它的楷书字头。",
+         "Read the glyph in the image and write its regular-script headword."),
+        ("这个字形对应哪个楷书字头？",
+         "Which regular-script headword does this glyph correspond to?"),
         ("请辨认图中所写之字，以楷书字头作答。",
          "Identify the character written in the image; answer with its regular-script headword."),
     ],
@@ -125,21 +129,25 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("该字的每个构件分别表示什么？请加以说明。",
          "What does each component of this character stand for? Explain."),
     ],
+    # COME / COMP_FULL: the evolution types are derived from Shuowen's seal analysis against
+    # the modern form, so the questions ask for that span, never for the pre-seal history no
+    # source here describes (data review 09-54: 般's 舟 is 保留 from seal to 楷书, while its
+    # oracle-bone form is 凡)
     "COME": [
-        ("该字各构件在字形演变中属于哪种演变类型（{options}）？",
-         "In the history of the form, which evolution type does each component of this character show ({options})?"),
-        ("请判断该字每个构件的演变类型，可选：{options}。",
-         "Give the evolution type of each component of this character; options: {options}."),
-        ("从历史演变看，该字各构件经历了怎样的变化？请按{options}分类作答。",
-         "How did each component of this character change over time? Classify each as {options}."),
+        ("该字各构件自小篆至今字形属于哪种演变类型（{options}）？",
+         "From the small seal to the modern form, which evolution type does each component of this character show ({options})?"),
+        ("请判断该字每个构件从小篆到今字形的演变类型，可选：{options}。",
+         "Give the evolution type of each component of this character from the small seal to the modern form; options: {options}."),
+        ("对照小篆与今字形，该字各构件经历了怎样的变化？请按{options}分类作答。",
+         "Comparing the small seal with the modern form, how did each component change? Classify each as {options}."),
     ],
     "COMP_FULL": [
-        ("请完整列出该字的全部构件，并逐一说明其功能、演变类型与构字解释。",
-         "List all components of this character and give, for each, its function, evolution type and explanation."),
-        ("依据构形分析，说明该字各构件的功能、历史演变类型及其在字中的含义。",
-         "From a structural analysis, state each component's function, evolution type and meaning in the character."),
-        ("该字由哪些构件组成？各构件承担何种功能、经历了哪种演变、应作何解释？",
-         "Which components form this character? What function does each have, what evolution did it undergo, and how is it explained?"),
+        ("请完整列出该字的全部构件，并逐一说明其功能、自小篆至今字形的演变类型与构字解释。",
+         "List all components of this character and give, for each, its function, its evolution type from the small seal to the modern form, and its explanation."),
+        ("依据构形分析，说明该字各构件的功能、从小篆到今字形的演变类型及其在字中的含义。",
+         "From a structural analysis, state each component's function, its evolution type from the small seal to the modern form, and its meaning in the character."),
+        ("该字由哪些构件组成？各构件承担何种功能、自小篆至今字形经历了哪种演变、应作何解释？",
+         "Which components form this character? What function does each have, what evolution did it undergo from the small seal to the modern form, and how is it explained?"),
     ],
     "COMP_ASPECT": [
         ("请指出该字的义符、声符等构件，并解释各构件在字中的作用。",
@@ -196,6 +204,17 @@ ORIM_UNATTRIBUTED: list[tuple[str, str]] = [
     ("请说明该字的本义。", "State the original meaning of this character."),
 ]
 
+# ORIM phrasings for a reference that is Shuowen's gloss as Duan's edition corrects it (顱
+# 「𩑒顱也」 for 大徐's 「𩑒顱，首骨也」): the question names his edition.
+ORIM_DUAN: list[tuple[str, str]] = [
+    ("据段玉裁《说文解字注》，该字的本义是什么？",
+     "According to Duan Yucai's annotated Shuowen, what is the original meaning of this character?"),
+    ("《说文》段注本怎样解释该字的本义？",
+     "How does Duan Yucai's edition of the Shuowen explain this character's original meaning?"),
+    ("据段注本《说文》，这个字最初的意义是什么？",
+     "According to Duan's edition of the Shuowen, what did this character originally mean?"),
+]
+
 # Section headings of the EXEGESIS answer (the layout of the official analysis samples).
 EXEGESIS_SECTIONS_ZH = ("字头与书体", "结构与构件", "造字法", "本义", "字形演变")
 EXEGESIS_SECTIONS_EN = ("Headword and script", "Structure and components", "Formation", "Original meaning", "Evolution")
@@ -220,18 +239,23 @@ EVOI_DOCUMENTED: list[tuple[str, str]] = [
 ]
 
 
-def question(kind: str, index: int, script: str | None = None, *, attributed: bool = True,
+def question(kind: str, index: int, script: str | None = None, *, attributed: bool | str = True,
              parts: tuple[str, ...] | None = None) -> tuple[str, str]:
     """The (Chinese, English) question of ``kind`` phrasing ``index`` (modulo the number of
     phrasings), with the label options filled in. With ``script`` (an ACCE script label)
     the question first names the script of the glyph shown ("图中字形为金文。"), so an
     answer about structure, components or formation is about that form, except for
     :data:`UNNAMED_SCRIPT_KINDS`. ``attributed=False`` (ORIM only): the reference is not
-    Shuowen's gloss, so a phrasing of :data:`ORIM_UNATTRIBUTED` is used. ``parts``
+    Shuowen's gloss, so a phrasing of :data:`ORIM_UNATTRIBUTED` is used; ``"duan"``: it is
+    the gloss in Duan's edition (:data:`ORIM_DUAN`). ``parts``
     (EXEGESIS only): the L2 sections of :data:`EXEGESIS_PARTS` its answer holds (default
     all three); the question names only those. Raises ``KeyError`` for an unknown kind,
     script or part."""
-    phrasings = ORIM_UNATTRIBUTED if kind == "ORIM" and not attributed else TEMPLATES[kind]
+    phrasings = TEMPLATES[kind]
+    if kind == "ORIM" and attributed == "duan":
+        phrasings = ORIM_DUAN
+    elif kind == "ORIM" and not attributed:
+        phrasings = ORIM_UNATTRIBUTED
     if kind == "EVOI" and script in labels.EARLY_FORM_SCRIPTS:
         phrasings = EVOI_DOCUMENTED
     zh, en = phrasings[index % len(phrasings)]

@@ -122,6 +122,14 @@ def _part_of(drawn: str, full: str, index: "EvidenceIndex | None") -> bool | Non
     return None
 
 
+def _has_compound_operand(record: GlyphRecord) -> bool:
+    """Whether the record's first-level IDS has an operand that is itself a composition."""
+    try:
+        return any(not o.is_character for o in ids_mod.first_level(record.ids.value)) if record.ids else False
+    except ids_mod.IDSError:
+        return False
+
+
 def abbreviated_parts(record: GlyphRecord, index: "EvidenceIndex | None" = None
                       ) -> tuple[dict[str, DrawnPart], list[str]]:
     """The 省 components of ``record`` and what its glyph draws for each.
@@ -147,6 +155,11 @@ def abbreviated_parts(record: GlyphRecord, index: "EvidenceIndex | None" = None
         waiting.append((comp, sp))
     others_drawn = all(any(same_component(t, c.name) for t, _ in ops)
                        for c in record.components if c not in [w for w, _ in waiting])
+    # two 省 parts and an operand the IDS leaves as a compound (囊 ⿳⿻一中冖⿱⿱吅𠀎𧘇, 「从㯻省，
+    # 襄省聲」): which leftover belongs to which part cannot be told, so none is located (the
+    # 冖 is no 「㯻省」: data review 09-20)
+    if len(waiting) > 1 and _has_compound_operand(record):
+        others_drawn = False
     for comp, sp in waiting:
         if not others_drawn:  # 具 ⿱⿴且一八: 廾 is not an operand either, so 八 is no part of 貝
             unlocated.append(comp.name)

@@ -30,16 +30,23 @@ from dataclasses import dataclass
 
 from builder.ids import PLACEHOLDERS, IDSError
 from builder.ids import first_level as ids_first_level
-from builder.qa import soundgloss
-from builder.qa.component_names import abbreviated_parts, ids_operands, same_component
-from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES
+from builder.qa import script_neutral
+from builder.qa.component_names import (
+    abbreviated_parts,
+    ids_operands,
+    same_component,
+)
+from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES, _trad_simp
 from builder.qa.evolution import derive
 from builder.qa.facts import BENCH_SOURCES, CompFact, Facts, Profile, _audit_provs, _supporters
-from builder.qa.interpretation import _compose_interpretation, _duan_confirms, _self_gloss
+from builder.qa.component_facts import _duan_yisheng, _name_simplified_as_drawn, _part_sources, _source_interpretation
+from builder.qa.interpretation import _compose_interpretation
+from builder.qa.orim import SOUND_GLOSS_REASON, orim_facts  # noqa: F401  (SOUND_GLOSS_REASON: tests read it here)
 from builder.qa.narrative import Evolution
 from builder.qa.wording import _ids_regions
 from builder.schema import Component, Formation, GlyphRecord, Provenance
 from metrics.acce import labels
+from metrics.acce.variants import same_character
 
 
 _LATIN = re.compile(r"[A-Za-z]")
@@ -240,6 +247,24 @@ def _variant_forms(record: GlyphRecord) -> list[str]:
     return [x for x in dict.fromkeys(out) if len(x) == 1 and x != record.character]
 
 
+def _char_forms(record: GlyphRecord, index: EvidenceIndex) -> list[tuple[str, list[Provenance]]]:
+    """CHAR answers the sources accept beside the character itself, for any image: its
+    one-to-one traditional / simplified partner (庫 / 库, Unihan; 后 is no partner of 後),
+    and, for a character outside the 通用规范汉字表, the table's form Unihan or cjkvi-ids
+    links to it (譱 -> 善: the modern standard form of a Shuowen head)."""
+    out: dict[str, list[Provenance]] = {}
+    for kind in ("簡体", "繁體"):
+        got = _trad_simp(record, kind, frozenset({"unihan", "cjkvi-ids"}), index)
+        # one-to-one both ways, as the scorer folds them (後 / 后 is no pair: 后 is a word too)
+        if got is not None and len(got[0]) == 1 and same_character(got[0], record.character):
+            out.setdefault(got[0], list(got[1]))
+    if index.modern is not None:
+        for form, prov in index.modern.standard_forms(record.character):
+            out.setdefault(form, [prov])
+    out.pop(record.character, None)
+    return list(out.items())
+
+
 def _forc_facts(c: _FactsCtx, f: Facts) -> None:
     """FORC: the formation class; the bench needs Shuowen and a majority; a seal image needs
     Shuowen's class (it analyses that form); an early form gets none."""
@@ -337,17 +362,20 @@ def _component_details(c: _FactsCtx, f: Facts, comps: list[CompFact], evo: Evolu
     src_by_name.update({x.name: Component(name=x.name, functions=x.functions, provenance=x.provenance)
                         for x in comps if x.name not in src_by_name})
     names = [x.name for x in comps]
+    parts = _part_sources(c)
     for cf in comps:
         src: Component = src_by_name[cf.name]
-        interp_ok = [p for p in src.interpretation_provenance if p.source in c.allowed or _audit_provs([p])]
-        if src.interpretation and interp_ok and not _LATIN.search(src.interpretation):
-            cf.interpretation = src.interpretation
-            cf.interpretation_en = f"(source text) {src.interpretation}"
+        usable = c.allowed | (frozenset({"shuowen"}) if parts.host_text else frozenset())
+        interp_ok = [p for p in src.interpretation_provenance if p.source in usable or _audit_provs([p])]
+        if (src.interpretation and interp_ok and not _LATIN.search(src.interpretation)
+                and len(re.sub(r"[\W也]", "", src.interpretation)) > 1):  # 「丿」 alone says nothing
+            cf.interpretation, cf.interpretation_en = _source_interpretation(cf, src, interp_ok)
             cf.interpretation_provenance = interp_ok
         else:
             # a seal glyph does not write the modern position forms (亻 for 人): no "written as"
             comp = _compose_interpretation(cf, f, [n for n in names if n != cf.name], c.index,
-                                           c.allowed | MODERN_SOURCES, record if c.form == "modern" else None)
+                                           c.allowed | MODERN_SOURCES, record if c.form == "modern" else None,
+                                           host=record, parts=parts)
             if comp:
                 cf.interpretation, cf.interpretation_en, cf.interpretation_provenance = comp
         ce = evo.components.get(cf.name)
@@ -389,12 +417,8 @@ def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[Com
         cited = d.provenance[0].source == "shuowen"
         zh = f"「{d.drawn}」为「{full}」之省" + (f"（《说文》：{d.span}）" if cited else "")
         en = f"{d.drawn} is an abbreviated {full}" + (f" (Shuowen: {d.span})" if cited else "")
-        own = cf.interpretation and not any(p.rule == "qa.comi.by_function" for p in cf.interpretation_provenance)
         role = "为声符" if cf.functions == ["表音"] else "表意"
-        if own:
-            zh += f"，代「{full}」{role}：{cf.interpretation}"
-            en += f", standing for {full}: {cf.interpretation}"
-        elif cf.interpretation:
+        if cf.interpretation:
             zh += f"，在字中代「{full}」。{cf.interpretation}"
             en += f", standing for {full} in the character. {cf.interpretation_en or ''}".rstrip()
         else:
@@ -426,67 +450,6 @@ def _component_missing(f: Facts, comps: list[CompFact]) -> None:
         if len(comps) < 2:
             f.missing.setdefault("COMP_ASPECT", "single-component")
     f.missing.pop("COMP", None)
-
-
-def _orim_facts(c: _FactsCtx, f: Facts) -> None:
-    """ORIM: a Chinese gloss; the bench needs the Shuowen gloss confirmed by a second
-    witness (another source's agreement, or Duan quoting the same words: an ``agree`` from
-    Duan whose quotation differs is no confirmation, 牛: Duan rejects 大牲也)."""
-    record, strict = c.record, c.strict
-    om = record.original_meaning
-    if om is not None and _self_gloss(om.value, record):
-        f.missing["ORIM"] = "self-gloss:original_meaning"  # Shuowen 巳: "巳也" says nothing
-        om = None
-    if om is not None and _audit_provs(om.provenance):
-        f.orim = (om.value, om.value, _audit_provs(om.provenance), "audit")
-    elif om is not None:
-        srcs = {p.source for p in om.provenance}
-        english = bool(_LATIN.search(om.value))
-        if strict:
-            sw = [p for p in om.provenance if p.source == "shuowen"]
-            others = set(om.agree) - {"shuowen", "duan"}
-            confirm = None if (not sw or others) else _duan_confirms(record, om.value, c.index)
-            if sw and not english and (others or confirm):
-                f.orim = (om.value, f"Shuowen gloss: {om.value}", sw + ([confirm] if confirm else []), "shuowen")
-            else:
-                f.missing["ORIM"] = "unconfirmed:original_meaning" if sw else "no-shuowen-gloss"
-        elif not english and srcs & (c.allowed | c.gap):
-            provs = [p for p in om.provenance if p.source in c.allowed | c.gap]
-            f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
-                      provs, "shuowen" if "shuowen" in srcs else "gloss")
-    _orim_sound_gloss(c, f)
-    # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
-    # the original meaning, and an answer saying "no source has it" would teach a model to
-    # decline. The record's English definition still appears in the record and the Space.
-    if f.orim is None:
-        f.missing.setdefault("ORIM", "no-original-meaning")
-
-
-SOUND_GLOSS_REASON = "sound-gloss:original_meaning"
-
-
-def _orim_sound_gloss(c: _FactsCtx, f: Facts) -> None:
-    """Drop Shuowen's sound-gloss (声训) sentences from the ORIM reference
-    (:mod:`builder.qa.soundgloss`: 羊 「祥」, 母 「牧」, 古 「故」 are no original meanings):
-    日 「實也。太陽之精不虧」 keeps 太陽之精不虧; a gloss that is only a sound-gloss leaves
-    no ORIM question (``missing["ORIM"]`` = :data:`SOUND_GLOSS_REASON`)."""
-    if f.orim is None or f.orim[3] != "shuowen":
-        return
-    zh, _en, provs, kind = f.orim
-    index = c.index
-    if index.readings is None:
-        index.readings = index.memo.setdefault(("readings",), soundgloss.readings_from_records(
-            r for recs in index.by_char.values() for r in recs))
-    rec = c.record
-    heads = [rec.character, rec.traditional or "", rec.form or ""]
-    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings)
-    if not dropped:
-        return
-    if not rest:
-        f.orim = None
-        f.missing["ORIM"] = SOUND_GLOSS_REASON
-        return
-    f.orim = (rest, f"Shuowen gloss: {rest}", provs, kind)
 
 
 # Statement rules that say no change: the seal's analysis, a stage attested, a part kept.
@@ -548,17 +511,21 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     _structure_accepted(c, f)
     _formation_accepted(c, f)
     f.variant_forms = _variant_forms(record)
+    f.char_forms = _char_forms(record, index)
+    f.image_missing = {im.id: {"SCRC": script_neutral.REASON} for im in record.images if im.id in index.script_neutral}
     comps = _component_list(c, f)
     evo_sources = (c.allowed | c.gap | MODERN_SOURCES) if not c.strict else (BENCH_SOURCES | MODERN_SOURCES)
     if _has_audit(record):
         evo_sources = evo_sources | {"user"}  # corrected components / formation feed the evolution
     evo = derive(record, index, evo_sources)
     f.evolution_sources = evo_sources
+    _duan_yisheng(c, comps)
     _component_details(c, f, comps, evo)
     comps = _name_drawn_parts(c, f, comps)
+    _name_simplified_as_drawn(c, comps)
     f.components = comps
     _component_missing(f, comps)
-    _orim_facts(c, f)
+    orim_facts(c, f)
     _evoi_facts(c, f, evo)
     _seal_variant(c, f)
     f.ids_regions = _ids_regions(record)

@@ -15,7 +15,7 @@ import json
 import re
 import typing
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from builder.qa.component_names import canonical_component, same_component
@@ -71,7 +71,8 @@ class EvidenceIndex:
     """
 
     def __init__(self, records: Iterable[GlyphRecord], duan: dict[str, str] | None = None,
-                 modern: "ModernForms | None" = None):
+                 modern: "ModernForms | None" = None, entries: dict[str, str] | None = None,
+                 definitions: dict[str, str] | None = None):
         self.by_char: dict[str, list[GlyphRecord]] = defaultdict(list)
         # later character -> [(earlier character, provenance of Duan's statement)]
         self.gujin: dict[str, list[tuple[str, Provenance]]] = defaultdict(list)
@@ -84,7 +85,18 @@ class EvidenceIndex:
         # composer reads the records' own readings
         self.readings = None
         self.memo: dict[tuple, object] = {}  # per-character analyses, shared by sibling records
+        # Unihan kDefinition per character (component interpretations of JieZi-Dataset)
+        self.definitions: dict[str, str] = dict(definitions or {})
+        # the bench's characters once selected (builder.qa.stage): a component character in
+        # it is not glossed from Shuowen in JieZi-Dataset; None: not known, so never
+        self.reserved: frozenset[str] | None = None
+        # image ids whose drawing shows no script (builder.qa.script_neutral), set by the stage
+        self.script_neutral: set[str] = set()
         duan_texts: dict[str, str] = {}
+        # every Shuowen entry of the source cache (``entry id -> raw text``), not only the
+        # ones the records cite: a component's own gloss is its own head's entry
+        for entry_id, text in (entries or {}).items():
+            self.shuowen.setdefault(f"shuowen:{entry_id}", {}).update(parse_shuowen_raw(text))
         for rec in records:
             self.by_char[rec.character].append(rec)
             if rec.script in EARLY_STAGES:
@@ -111,6 +123,12 @@ class EvidenceIndex:
             duan_texts[entry_id] = text
             self.shuowen.setdefault(f"shuowen:{entry_id}", {})["duan"] = [q for q, _ in parse_duan_raw(text)]
         self.duan_notes = duan_texts
+        # Shuowen head -> its entry ids (lowest id first)
+        self.heads: dict[str, list[str]] = defaultdict(list)
+        for key in sorted(self.shuowen, key=lambda k: int(k.partition(":")[2]) if k.partition(":")[2].isdigit() else 0):
+            head = self.shuowen[key].get("wordhead")
+            if head:
+                self.heads[head].append(key.partition(":")[2])
         for entry_id, text in duan_texts.items():
             for m in _GUJIN.finditer(text):
                 early, late = m.group(1), m.group(2)
@@ -190,10 +208,30 @@ class ModernForms:
 
     standard: frozenset[str]
     simplified_of: dict[str, tuple[str, str]]
+    # character outside the table -> [(a form of it in the table, the source line)]: Unihan
+    # kSemanticVariant / kZVariant and cjkvi-ids variant links (善 →譱, 杯 →桮)
+    standard_variants: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def is_standard(self, ch: str) -> bool:
         """Whether ``ch`` is in the 通用规范汉字表 (an empty table accepts every form)."""
         return not self.standard or ch in self.standard
+
+    def simplified_forms(self) -> frozenset[str]:
+        """Every character that is the one-to-one simplified form of another (广 of 廣)."""
+        if not hasattr(self, "_simplified_forms"):
+            self._simplified_forms = frozenset(form for form, _ in self.simplified_of.values())
+        return self._simplified_forms
+
+    def standard_forms(self, ch: str) -> list[tuple[str, Provenance]]:
+        """The forms in the 通用规范汉字表 that Unihan or cjkvi-ids link to ``ch`` when ``ch``
+        is not in it (譱 -> 善), with provenance; ``[]`` when ``ch`` is in the table."""
+        if not self.standard or ch in self.standard:
+            return []
+        out = []
+        for form, line in self.standard_variants.get(ch, []):
+            src = "unihan" if line.startswith("U+") and "\tk" in line else "cjkvi-ids"
+            out.append((form, Provenance(source=src, entry_id=f"U+{ord(ch):04X}", span=line, rule="qa.char.standard_form")))
+        return out
 
     def simplified(self, ch: str) -> tuple[str, list[Provenance]] | None:
         """(simplified form, provenance) of ``ch`` when Unihan gives exactly one other form."""
@@ -351,10 +389,17 @@ _CONG = re.compile(rf"[从從]({_HAN})")
 _SHENG = re.compile(rf"({_HAN})(?:省)?[聲声]")
 
 
+def _braced(text: str) -> str:
+    """The digitised text's corrections kept, the misprint dropped (般's 古文 「从支{攴}」 reads 从攴,
+    as Duan corrects it)."""
+    return re.sub(r"[^{}]\{([^{}]+)\}", r"\1", text)
+
+
 def _variant_canon(v: Variant, seal: list[_Seal]) -> set[str]:
     if v.components:
-        return {canonical_component(c.name) for c in v.components}
-    text = v.analysis or ""
+        fixed = dict(re.findall(r"([^{}])\{([^{}])\}", v.analysis or ""))  # 支{攴}: the part is 攴
+        return {canonical_component(fixed.get(c.name, c.name)) for c in v.components}
+    text = _braced(v.analysis or "")
     names = [n for n in _CONG.findall(text) + _SHENG.findall(text) if n not in "省亦"]
     if names:
         return {canonical_component(n) for n in names}
@@ -382,14 +427,22 @@ def _variants_uncached(index: EvidenceIndex, char: str, sources: frozenset[str],
             # narrated as 《说文》收…: only a 重文 Shuowen itself records. cjkvi-ids lists the
             # same 古文 again under other code points (肰: 𥇃 and 𦛡) and adds 俗字 rows
             # Shuowen lacks (事: 亊); those stay in the record, not in the narrative.
-            if not any(p.source == "shuowen" for p in provs) or v.kind in ("繁體", "簡体", "異體"):
+            kind = _shuowen_kind(v) if v.kind == "異體" else v.kind
+            if not any(p.source == "shuowen" for p in provs) or kind in ("繁體", "簡体", "異體"):
                 continue
-            key = (v.form, v.kind)
+            key = (v.form, kind)
             if key not in out and not any(k[0] == v.form for k in out):  # one kind per form
-                text = (v.analysis or "").strip()
-                out[key] = _VariantAnalysis(v.form, v.kind, text, _variant_canon(v, seal), provs,
+                text = _braced(v.analysis or "").strip()
+                out[key] = _VariantAnalysis(v.form, kind, text, _variant_canon(v, seal), provs,
                                             partial=_ABBREVIATES.search(text) is not None)
     return list(out.values())
+
+
+def _shuowen_kind(v: Variant) -> str:
+    """The kind of a Shuowen 重文 the records left as 異體 because its text opens with the
+    head (西 「西或从木、妻」: 或體 棲; 疇 「𤲮或省」: 或體 𢏚); 異體 when the text says none."""
+    text = v.analysis or next((p.span.partition("\t")[2] for p in v.provenance if p.source == "shuowen"), "")
+    return "或體" if "或" in text[:3] else "異體"
 
 
 def _trad_simp(record: GlyphRecord, kind: str, sources: frozenset[str],
@@ -425,3 +478,18 @@ def _one_to_one(char: str, p: Provenance) -> bool:
         return True
     forms = [f for f in m.group(1).split() if f.startswith("U+")]
     return len(forms) == 1 and code_point(forms[0]) != char
+
+
+def cjkvi_links(path) -> dict[str, list[tuple[str, str]]]:
+    """cjkvi-ids variant links of ``ids-analysis.txt`` (``path``) both ways (``U+05584\t善\t→譱``: 善 is a form of 譱), as
+    ``character -> [(linked form, line)]``; the 簡体 rows are Unihan's pairs already."""
+    out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 3 and parts[2].startswith("→") and (len(parts) < 4 or parts[3] != "簡体"):
+                a, b = parts[1], parts[2][1:]
+                if len(a) == 1 and len(b) == 1:
+                    out[a].append((b, line.rstrip("\n")))
+                    out[b].append((a, line.rstrip("\n")))
+    return out

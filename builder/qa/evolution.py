@@ -26,9 +26,9 @@ from typing import Iterable
 from builder import aliases
 from builder.qa.component_names import (
     _is_simplified_form,
-    abbreviated_parts,
     alias_equal,
     canonical_component,
+    ids_operands,
     same_component,
     written_as,
 )
@@ -46,6 +46,7 @@ from builder.qa.evidence import (
     _variants,
     modern_components,
 )
+from builder.qa.evolution_later import _rule_duan_later_forms, _rule_sheng_statements, _rule_trad_simp
 from builder.qa.narrative import ComponentEvolution, Evolution, Statement, _cite
 from builder.schema import Component, GlyphRecord, Provenance
 
@@ -162,6 +163,15 @@ def _rule_seal(ctx: _Ctx) -> None:
     provs = _cite([p for x in ctx.seal for p in x.provenance], "evolution.seal_analysis")
     quote = "；".join(dict.fromkeys(p.span for p in provs))
     a_zh, a_en = _fmt_analysis(ctx.seal)
+    notes = [n for n in _part_notes(ctx) if n.span not in quote]
+    if notes:  # 貴 「臾，古文蕢」: Shuowen's own word on what a part is (data review 09-24)
+        provs += notes
+        quote_notes = "；".join(n.span for n in notes)
+        if _bare_analysis(quote):
+            a_zh += f"（{quote_notes}）"
+            a_en += f" ({quote_notes})"
+        else:
+            quote += f"」；「{quote_notes}"
     if ctx.single:
         zh = f"小篆「{ctx.head}」为独体，《说文》：「{quote}」"
         en = f"In small seal script {ctx.head} is a single-component character (Shuowen: {quote})"
@@ -174,6 +184,56 @@ def _rule_seal(ctx: _Ctx) -> None:
         zh = f"小篆作「{ctx.head}」，{a_zh}（《说文》：「{quote}」）"
         en = f"In small seal script the form is {ctx.head}, {a_en} (Shuowen: {quote})"
     ctx.evo.statements.append(Statement("evolution.seal_analysis", zh, en, provs))
+
+
+def _part_notes(ctx: _Ctx) -> list[Provenance]:
+    """Sentences of the head's Shuowen text that say what one of its parts is (貴 「臾，古文
+    蕢」, 蠱 「皿，物之用也」), as provenance (rule ``evolution.seal_analysis``)."""
+    out = []
+    for eid in dict.fromkeys(p.entry_id for x in ctx.seal for p in x.provenance if p.source == "shuowen"):
+        for sent in re.split(r"[。；]", ctx.index.shuowen_entry(eid).get("explanation") or ""):
+            sent = sent.strip()
+            if any(sent.startswith((f"{x.name}，", f"{x.name}者")) for x in ctx.seal) and len(sent) <= 24:
+                out.append(Provenance(source="shuowen", entry_id=eid, span=sent, rule="evolution.seal_analysis"))
+    return out
+
+
+def _rule_seal_formation(ctx: _Ctx) -> None:
+    """The seal stage of a head Shuowen classes without naming parts the records keep (西
+    「鳥在巢上。象形」, laid out ⿱ by the IDS so no pictograph rule fires): its own words."""
+    rec = ctx.record
+    if ctx.seal or ctx.pictograph or "shuowen" not in ctx.sources or rec.formation is None:
+        return
+    for p in rec.formation.provenance:
+        e = ctx.index.shuowen_entry(p.entry_id) if p.source == "shuowen" else {}
+        expl = e.get("explanation") or ""
+        at = expl.find(p.span)
+        if e.get("wordhead") not in (ctx.base, ctx.char) or at < 0 or at > 30:
+            continue
+        quote = expl[:at + len(p.span)]
+        prov = Provenance(source="shuowen", entry_id=p.entry_id, span=quote, rule="evolution.seal_analysis")
+        ctx.say("evolution.seal_analysis", f"小篆作「{e['wordhead']}」，《说文》：「{quote}」",
+                f"In small seal script the form is {e['wordhead']} (Shuowen: {quote})", [prov])
+        return
+
+
+def _rule_depicted_part(ctx: _Ctx) -> None:
+    """A seal part Shuowen describes by a drawing (疇 「从田，象耕屈之形」) that the modern
+    form writes as a character (疇 ⿰田壽): the modern IDS keeps every named seal part and has
+    exactly one more operand, which is written where the drawn part was (data review 08-58)."""
+    spans = [p.span for x in ctx.seal for p in x.provenance]
+    depicts = next((m.group(0) for sp in spans if (m := _DEPICTS.search(sp))), None)
+    if not depicts or not _describes_modern(ctx.record) or ctx.trad or ctx.single:
+        return
+    ops = ids_operands(ctx.record)
+    extra = [(t, p) for t, p in ops if not any(same_component(t, x.name) for x in ctx.seal)]
+    kept = all(any(same_component(t, x.name) for t, _ in ops) for x in ctx.seal)
+    if len(extra) == 1 and kept:
+        name, prov = extra[0]
+        provs = [p for x in ctx.seal for p in x.provenance] + [prov]
+        ctx.say("evolution.depicted_part_written", f"小篆「{ctx.head}」中「{depicts}」的部分，今字形写作「{name}」",
+                f"the part of the seal form {ctx.head} that Shuowen describes as {depicts} is written {name} in the modern form",
+                provs)
 
 
 def _rule_pictograph(ctx: _Ctx) -> None:
@@ -281,7 +341,8 @@ def _type_against_seal(ctx: _Ctx, comp: Component, s: _Seal) -> None:
     now = comp.name if not alias_equal(s.name, comp.name) else (
         written[0] if written and not alias_equal(written[0], comp.name) else None)
     if s.sheng:
-        ctx.add_type(comp.name, "简化", "evolution.simplification.sheng", s.provenance + comp.provenance)
+        # 省 is the seal's own make-up (宮 「躳省聲」 already writes 呂): kept, not simplified
+        ctx.add_type(comp.name, "保留", "evolution.retention.sheng", s.provenance + comp.provenance)
     elif now is not None and not aliases.is_position_form(s.name, now):
         # the modern form writes the seal component as another character (㞷 as 主,
         # 肉 as 月): a merger of shapes, not the same component kept
@@ -396,121 +457,27 @@ def _rule_substitution(ctx: _Ctx) -> None:
                 f"the seal component {s.name} is written {comp.name} in the modern form", s.provenance + comp.provenance)
 
 
-def _rule_sheng_statements(ctx: _Ctx) -> None:
-    """The abbreviated (省) components the seal analysis names, with the part the glyph
-    draws in its place where the IDS shows it (:func:`abbreviated_parts`: 「蠆」省作「萬」)."""
-    drawn, _ = abbreviated_parts(ctx.record, ctx.index)
-    for lst in ctx.candidates.values():
-        for ce in lst:
-            if ce.rule != "evolution.simplification.sheng":
-                continue
-            d = drawn.get(ce.name)
-            quote = ce.provenance[0].span
-            if d is not None:
-                zh = f"「{ce.name}」省作「{d.drawn}」（《说文》：{quote}），字中只写「{ce.name}」的一部分"
-                en = f"{ce.name} is abbreviated to {d.drawn} (Shuowen: {quote}): the glyph writes only part of {ce.name}"
-            else:
-                zh = f"「{ce.name}」为省形（《说文》：{quote}）"
-                en = f"{ce.name} is an abbreviated component (Shuowen: {quote})"
-            ctx.evo.statements.append(Statement(ce.rule, zh, en, ce.provenance))
-
-
-_DUAN_FORM = re.compile(rf"(今隸變作|今隸作|隸變作|隸省作|隸書作|隸作|今俗作|俗作|今字作|今作)({_HAN})")
-
-
-def _duan_stage(verb: str) -> tuple[str, str]:
-    """(Chinese, English) name of the stage a Duan verb names: 隸 clerical, 俗 popular, 今 current."""
-    if "隸" in verb:
-        return "隶书", "clerical-script"
-    if "俗" in verb:
-        return "俗字", "popular"
-    return "今字", "current"
-
-
-def _rule_duan_later_forms(ctx: _Ctx) -> None:
-    """Duan's statements of later written forms: 隸變作X, 隸作X, 俗作X, 今作X (clerical,
-    popular and current forms), quoted from his notes on the character's entry."""
-    if "duan" not in ctx.sources and "shuowen" not in ctx.sources:
+def _rule_rewritten_part(ctx: _Ctx) -> None:
+    """A seal part the modern IDS writes as another character, read off the two analyses
+    (旨: Shuowen 「从甘，匕聲」, IDS ⿱匕日 -> 篆文之「甘」，今字形写作「日」): exactly one seal part
+    is not among the first-level IDS operands and exactly one operand is no seal part, no
+    part is abbreviated (省) and no other rule has said what became of it (statement only:
+    the record's component list is Shuowen's, so no COME type is given)."""
+    if not _describes_modern(ctx.record) or ctx.trad or ctx.single or len(ctx.seal) < 2:
         return
-    seen: set[str] = set()
-    for entry_id in _entry_ids(ctx):
-        text = ctx.index.duan_notes.get(entry_id, "")
-        for m in _DUAN_FORM.finditer(text):
-            verb, form = m.group(1), m.group(2)
-            if form == ctx.head or form in seen or len(seen) >= 2 or not _about_head(text[:m.start()], ctx):
-                continue
-            seen.add(form)
-            stage = _duan_stage(verb)
-            prov = Provenance(source="duan", entry_id=entry_id, span=m.group(0), rule="evolution.duan_later_form")
-            # 隸變: the clerical change itself (隶变), as Duan names it
-            verb_zh = "隶变作" if "變" in verb else f"{stage[0]}作"
-            ctx.say("evolution.duan_later_form", f"{verb_zh}「{form}」（段注：{m.group(0)}）",
-                    f"the {stage[1]} form is {form} (Duan: {m.group(0)})", [prov])
-
-
-_RHYME_NOTE_END = re.compile(r"部。\s*$")
-
-
-def _about_head(before: str, ctx: _Ctx) -> bool:
-    """Whether a Duan 作 statement speaks of the entry's own character: it follows the
-    character itself (凥俗作居) or opens the sentence after Duan's reading note (…切。五部。
-    俗作霍), not a word his note quotes (坐: 凥俗作居 is about 凥; 瞽: 朕、俗作眹)."""
-    if before[-1:] in (ctx.head, ctx.base, ctx.char):
-        return True
-    if before[-1:] in "(（":  # a note that opens with it (䑞: (今隸變作舜) is on the head
-        return True
-    return _RHYME_NOTE_END.search(before) is not None
-
-
-def _entry_ids(ctx: _Ctx) -> list[str]:
-    """Shuowen entry ids of the character's own head (seal analysis, pictograph, raw texts)."""
-    ids = [p.entry_id for s in ctx.seal for p in s.provenance if p.source == "shuowen"]
-    ids += [p.entry_id for p in ctx.pictograph]
-    for rec in ctx.index.records(ctx.base):
-        for key in rec.raw:
-            src, _, entry_id = key.partition(":")
-            if src in ("shuowen", "duan") and ctx.index.shuowen_entry(entry_id).get("wordhead") in (ctx.base, ctx.head):
-                ids.append(entry_id)
-    return list(dict.fromkeys(ids))
-
-
-def _rule_trad_simp(ctx: _Ctx) -> None:
-    """Traditional / simplified links (one-to-one Unihan pairs; a simplified form outside the
-    通用规范汉字表 gives way to the table's form of the character's variant: 鎌 -> 镰)."""
-    if ctx.trad:
-        zh = f"繁体作「{ctx.trad[0]}」，今简化作「{ctx.char}」"
-        en = f"the traditional form is {ctx.trad[0]}, simplified as {ctx.char}"
-        if ctx.simp_changes:
-            zh += "，其中" + "、".join(f"「{t}」简化为「{s}」" for t, s in ctx.simp_changes)
-            en += "; " + ", ".join(f"{t} simplified to {s}" for t, s in ctx.simp_changes)
-        ctx.say("evolution.simplification.character", zh, en, ctx.trad[1])
-        return
-    found = _standard_simplified(ctx)
-    if found is None:
-        return
-    form, via, provs = found
-    if via is None:
-        ctx.say("evolution.traditional_to_simplified", f"今简化字作「{form}」", f"the simplified form is {form}", provs)
-    else:
-        ctx.say("evolution.traditional_to_simplified",
-                f"「{ctx.char}」与「{via}」为异体，今规范字作「{form}」",
-                f"{ctx.char} is a variant of {via}; the standard modern form is {form}", provs)
-
-
-def _standard_simplified(ctx: _Ctx) -> tuple[str, str | None, list[Provenance]] | None:
-    """(simplified form, the variant it was reached through or None, provenance)."""
-    modern = ctx.index.modern
-    if ctx.simp and (modern is None or modern.is_standard(ctx.simp[0])):
-        return ctx.simp[0], None, ctx.simp[1]
-    if modern is None or not ctx.simp:
-        return None
-    for v in ctx.record.variants:  # 鎌: 𰾮 is not in the table; its variant 鐮 simplifies to 镰
-        if v.kind != "異體" or not [p for p in v.provenance if p.source == "unihan"]:
-            continue
-        link = modern.simplified(v.form)
-        if link is not None and modern.is_standard(link[0]):
-            return link[0], v.form, list(v.provenance) + link[1]
-    return None
+    if any(s.sheng for s in ctx.seal) or any(st.rule in ("evolution.corruption.substitution",
+                                                          "evolution.depicted_part_written",
+                                                          "evolution.modern_is_variant")
+                                             for st in ctx.evo.statements):
+        return  # 昵 is the 或體 of 暱 (从尼): no seal 匿 became 尼
+    ops = ids_operands(ctx.record)
+    missing = [s for s in ctx.seal if not any(same_component(t, s.name) for t, _ in ops)]
+    extra = [(t, p) for t, p in ops if not any(same_component(t, s.name) for s in ctx.seal)]
+    if (len(missing) == 1 and len(extra) == 1 and len(ops) == len(ctx.seal)
+            and not any(canonical_component(extra[0][0]) in v.canon for v in ctx.variants)):
+        s, (name, prov) = missing[0], extra[0]
+        ctx.say("evolution.rewritten_part", f"篆文之「{s.name}」，今字形写作「{name}」",
+                f"the seal component {s.name} is written {name} in the modern form", s.provenance + [prov])
 
 
 def _resolve(ctx: _Ctx) -> None:
@@ -548,12 +515,15 @@ DERIVE_STEPS: tuple[tuple[str, object], ...] = (
     ("Shuowen 古文 / 籒文", _rule_older_variants),
     ("small-seal analysis", _rule_seal),
     ("single pictograph", _rule_pictograph),
+    ("seal stage in Shuowen's words", _rule_seal_formation),
     ("Shuowen 或體 / 篆文", _rule_parallel_variants),
     ("modern form is a 重文", _rule_modern_is_variant),
     ("component types", _rule_component_types),
     ("繁化 / dropped against older variants", _rule_variant_comparison),
     ("区别 (古今字)", _rule_gujin),
     ("讹变 by substitution", _rule_substitution),
+    ("a drawn part written as a character", _rule_depicted_part),
+    ("a seal part written as another character", _rule_rewritten_part),
     ("省 components", _rule_sheng_statements),
     ("Duan's 隸 / 俗 / 今 forms", _rule_duan_later_forms),
     ("traditional / simplified", _rule_trad_simp),

@@ -64,17 +64,22 @@ class CompFact:
     evolution_type: str | None = None
     evolution_provenance: list[Provenance] = field(default_factory=list)
     abbreviates: str | None = None  # the full component a 省 part stands for (萬 for 蠆)
+    # other function sets the sources allow (Shuowen's plain 表音 beside Duan's 亦声 表意+表音)
+    functions_accepted: list[list[str]] = field(default_factory=list)
 
     def struct(self, *, functions=True, interpretation=True, evolution=True) -> dict:
         """The component's ``answer_struct`` entry (ARCHITECTURE.md). A 省 part adds
         ``abbreviates`` (the full component) and ``names`` (the accepted names: the part
-        drawn, then the full one), which both scorings match."""
+        drawn, then the full one), which both scorings match; a phonetic only Duan reads as
+        亦声 adds ``functions_accepted`` ([["表音"]], Shuowen's reading)."""
         d: dict = {"name": self.name}
         if self.abbreviates:
             d["abbreviates"] = self.abbreviates
             d["names"] = [self.name, self.abbreviates]
         if functions:
             d["functions"] = list(self.functions)
+            if self.functions_accepted:
+                d["functions_accepted"] = [list(x) for x in self.functions_accepted]
         if interpretation:
             d["interpretation"] = self.interpretation
         if evolution:
@@ -106,6 +111,12 @@ class Facts:
     # kind -> the other answers the sources allow (answer_struct "accepted"; issue 21)
     accepted: dict[str, list] = field(default_factory=dict)
     variant_forms: list[str] = field(default_factory=list)  # Shuowen 重文 forms a glyph may be drawn in
+    # the character's other accepted CHAR answers whatever the image (its one-to-one
+    # traditional / simplified partner, the 规范字 of a form outside the table), with provenance
+    char_forms: list[tuple[str, list[Provenance]]] = field(default_factory=list)
+    # image id -> {kind: reason}: what one image cannot be asked though the record can
+    # (二 drawn as two bars shows no script: builder.qa.script_neutral)
+    image_missing: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def available(self) -> list[str]:
         """Template kinds this record can answer (image kinds always)."""

@@ -1,47 +1,27 @@
 """COMI: a component's interpretation composed from grounded fields (rule ``qa.comi.by_function``).
 
-The explanation of a component is composed from its function, the formation, the
-readings (:func:`_reading`: Unihan's pinyin, the Shuowen fanqie), the radical a reduced
-shape stands for (:data:`RADICAL_SHAPES`) and the Shuowen depiction span; Duan's
-quotation of a gloss confirms it (:func:`_duan_confirms`) unless his note emends it
-(:data:`DUAN_EMENDS`). No fact beyond those fields. Read by :mod:`builder.qa.compose`.
+The explanation of a component is composed from its function, the formation, what the
+sources say the part is or does (:func:`part_note`, :mod:`builder.qa.part_glosses`: the
+head's own Shuowen / Duan text on the part, else the component's own Shuowen gloss, else,
+in JieZi-Dataset, Unihan's definition), the readings (:func:`_reading`: Unihan's pinyin,
+the Shuowen fanqie), the radical a reduced shape stands for (:data:`RADICAL_SHAPES`) and
+the Shuowen depiction span. A semantic part no source speaks of gets no interpretation
+(never 「X为形符，表示字义与X有关」). Read by :mod:`builder.qa.compose`.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Callable
 
 from builder import aliases
+from builder.qa import part_glosses
 from builder.qa.component_names import written_as
 from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import CompFact, Facts
+from builder.qa.part_glosses import PartNote
 from builder.schema import GlyphRecord, Provenance
-
-
-def _duan_confirms(record: GlyphRecord, gloss: str, index: EvidenceIndex) -> Provenance | None:
-    """Duan's edition repeats the gloss's first clause: a second textual witness.
-
-    Reads Duan's notes kept in the records' ``raw`` (``duan:<id>``, the text Duan quotes).
-    Returns the provenance of the confirming quotation, or None.
-    """
-    head = re.split(r"[。，；.]", gloss.strip())[0].rstrip("也")
-    if not head:
-        return None
-    for key in record.raw:
-        src, _, entry_id = key.partition(":")
-        if src not in ("shuowen", "duan"):
-            continue
-        for line in index.shuowen_entry(entry_id).get("duan", []):
-            quote, _, note = line.partition("\t")
-            if head in quote:
-                if DUAN_EMENDS.search(note):
-                    return None  # he quotes the gloss to correct it (羌 「其實非也」, 鰋 鮀 for 鮎)
-                return Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.orim.duan_confirms")
-    return None
-
-
-# Words with which 段玉裁's note on a quoted gloss rejects or emends it: no confirmation then.
-DUAN_EMENDS = re.compile(r"非也|當作|當爲|當云|之誤|之譌|譌|訛|淺人|妄[改增刪]|衍文|誤[也矣]")
 
 
 def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[str | None, str | None, list[Provenance]]:
@@ -83,47 +63,86 @@ def _radical_meaning(name: str, record: GlyphRecord | None) -> str | None:
     return meaning if rs.split(".")[0].rstrip("'") == number else None
 
 
+@dataclass(frozen=True)
+class PartSources:
+    """Which texts a profile may quote about a component (:mod:`builder.qa.part_glosses`):
+    ``host_text`` the head's own Shuowen text (the bench; JieZi-Dataset for a character not
+    in the bench), ``duan`` Duan's notes (the bench), ``own_gloss`` whether a component
+    character's own Shuowen gloss may be quoted (JieZi-Dataset: not for a bench
+    character), ``unihan`` Unihan's definition as the last resort (JieZi-Dataset)."""
+
+    host_text: bool = True
+    duan: bool = True
+    own_gloss: Callable[[str], bool] = lambda name: True
+    unihan: bool = False
+
+
+BENCH_PARTS = PartSources()
+
+
+def part_note(name: str, canon: str, others: list[str], record: GlyphRecord, index: EvidenceIndex,
+              src: PartSources, provs: list[Provenance] = ()) -> PartNote | None:
+    """What the sources say component ``name`` (``canon``: the character it stands for) is
+    or does in ``record``'s character, in the order of :mod:`builder.qa.part_glosses`; a
+    formula that says how the parts combine (縣 「从系持𥄉」) is added to a note that is not
+    from the head's text, or stands alone (系, whose own gloss 「縣也」 is circular)."""
+    host = {record.character, record.traditional, record.form} - {None}
+    entries = part_glosses.host_entries(record, index, provs) if src.host_text else []
+    note = next((n for eid in entries if (n := part_glosses.host_clause(
+        index, eid, name, others, host, duan=src.duan)) is not None), None)
+    if note is None and src.duan:
+        note = next((n for eid in entries if (n := part_glosses.duan_part_note(index, eid, name, host)) is not None),
+                    None)
+    if note is None and src.own_gloss(canon):
+        note = part_glosses.own_gloss(index, canon, host)
+    if note is None and src.unihan:
+        note = part_glosses.unihan_definition(index, canon)
+    if note is None or note.kind != "host":
+        rel = next((n for eid in entries if (n := part_glosses.relation_clause(
+            index, eid, name, [name, *others], host)) is not None), None)
+        if rel is not None:
+            note = rel if note is None else part_glosses.PartNote(
+                f"{note.zh}；{rel.zh}", f"{note.en}; {rel.en}", note.provenance + rel.provenance, note.kind)
+    return note
+
+
 def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], index: EvidenceIndex,
-                            sources: frozenset[str], record: GlyphRecord | None = None
+                            sources: frozenset[str], record: GlyphRecord | None = None, *,
+                            host: GlyphRecord | None = None, parts: PartSources = BENCH_PARTS
                             ) -> tuple[str, str, list[Provenance]] | None:
-    """Rule ``qa.comi.by_function``: a component explanation composed from its function,
-    the formation and the readings; no fact beyond those fields."""
+    """Rule ``qa.comi.by_function``: a component's function, with what the sources say the
+    part is or does (:func:`part_note`: the head's Shuowen / Duan text on the part, the
+    component's own gloss) and, for a phonetic, the readings. A semantic part no source
+    speaks of gets None (no 「X为形符，表示字义与X有关」 filler). ``record``: the record when
+    the glyph is its modern form (the IDS says how a part is written); ``host``: the
+    record whose texts speak of the parts (default ``record``)."""
     # the radical alias only (氵 -> 水); OpenCC would turn 亏 into 虧, another character
     name = comp.name
+    host = host or record
     canon = _radical_meaning(name, record) or aliases.canonical(name) or name
     alias = f"（即「{canon}」）" if canon != name and len(canon) == 1 else ""
     shown = written_as(record, name) if record is not None else None
     if shown is not None:  # the glyph writes 水 as 氵, 老 as 耂
         alias = f"（字中写作「{shown[0]}」）"
     funcs = set(comp.functions)
-    provs = list(comp.provenance)
+    # a makemeahanzi etymology hint is a mnemonic, never evidence for what a part means
+    provs = [p for p in comp.provenance if not (p.source == "makemeahanzi" and '"hint"' in p.span)]
     if _radical_meaning(name, record):
         provs += list(record.radical_stroke.provenance)
     form = facts.formation[0].label if facts.formation else None
+    note = None
+    if "表意" in funcs and host is not None and not (form in ("象形", "指事") and not others):
+        note = part_note(name, canon, others, host, index, parts, comp.provenance)
     if {"表意", "表音"} <= funcs:
-        zh = f"「{name}」{alias}既表意又表音（亦声），兼示字义与读音"
+        zh = f"「{name}」{alias}既表意又表音（亦声）"
         en = f"{name} carries both meaning and sound (a phonetic that is also semantic)"
+        zh, en, provs = _with_note(zh, en, provs, note)
+        zh, en, provs = _with_reading(zh, en, provs, name, facts.character, index, sources)
     elif "表音" in funcs:
-        py_c, fq_c, p1 = _reading(index, name, sources)
-        py, fq, p2 = _reading(index, facts.character, sources)
-        zh = f"「{name}」为声符，提示字音"
-        en = f"{name} is the phonetic component, indicating the sound"
-        if py_c and py:
-            zh += f"（「{name}」读{py_c}，「{facts.character}」读{py}）"
-            en += f" ({name} is read {py_c}, {facts.character} is read {py})"
-            provs += p1 + p2
-        elif fq_c and fq:
-            zh += f"（「{name}」{fq_c}，「{facts.character}」{fq}）"
-            en += f" ({name}: {fq_c}; {facts.character}: {fq})"
-            provs += p1 + p2
+        zh, en, provs = _with_reading(f"「{name}」为声符，提示字音", f"{name} is the phonetic component, indicating the sound",
+                                      provs, name, facts.character, index, sources)
     elif "表意" in funcs:
-        if form == "形声":
-            zh = f"「{name}」{alias}为形符，表示字义与「{canon}」有关"
-            en = f"{name} is the semantic component: the meaning relates to {canon}"
-        elif form == "会意" and others:
-            zh = f"「{name}」{alias}表意，与{'、'.join(f'「{o}」' for o in others)}会合成义"
-            en = f"{name} carries meaning and combines with {', '.join(others)} to form the sense"
-        elif form in ("象形", "指事") and not others:
+        if form in ("象形", "指事") and not others:
             # what the single graph draws, in Shuowen's words (「象人之形」); a bare 「象形」
             # says nothing of it, and a generic sentence would be filler (issue 20 review)
             span = _depiction_span(facts.formation[1] if facts.formation else [], index)
@@ -132,12 +151,11 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
             kind_zh = "独体象形" if form == "象形" else "独体指事"
             zh = f"「{name}」为{kind_zh}，《说文》：「{span}」"
             en = f"{name} is a single {'pictograph' if form == '象形' else 'indicative graph'}; Shuowen: {span}"
-        elif form == "指事":
-            zh = f"「{name}」为指事字的构件，以形表意"
-            en = f"{name} is part of an indicative character, showing the sense by its shape"
+        elif note is None:
+            return None  # no source says what the part is: no filler (issue 20/21 reviews)
         else:
-            zh = f"「{name}」{alias}表意"
-            en = f"{name} carries meaning"
+            role = ("为形符", "is the semantic component") if form == "形声" else ("表意", "carries meaning")
+            zh, en, provs = _with_note(f"「{name}」{alias}{role[0]}", f"{name} {role[1]}", provs, note)
         if facts.formation:
             provs += facts.formation[1]
     elif "符号" in funcs:
@@ -145,8 +163,30 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
         en = f"{name} is a symbol component, carrying neither sound nor meaning"
     else:
         return None
-    return zh, en, [Provenance(source=p.source, entry_id=p.entry_id, span=p.span, rule="qa.comi.by_function")
+    return zh, en, [Provenance(source=p.source, entry_id=p.entry_id, span=p.span,
+                               rule=p.rule if p.rule.startswith("qa.comi.") else "qa.comi.by_function")
                     for p in provs]
+
+
+def _with_note(zh: str, en: str, provs: list[Provenance], note: PartNote | None):
+    """Append what a source says of the part (``；`` + the attributed sentence)."""
+    if note is None:
+        return zh, en, provs
+    return f"{zh}；{note.zh}", f"{en}; {note.en}", provs + list(note.provenance)
+
+
+def _with_reading(zh: str, en: str, provs: list[Provenance], name: str, char: str, index: EvidenceIndex,
+                  sources: frozenset[str]):
+    """Append the readings of the phonetic and the character (Unihan pinyin, else the
+    Shuowen fanqie), where both are known."""
+    py_c, fq_c, p1 = _reading(index, name, sources)
+    py, fq, p2 = _reading(index, char, sources)
+    if py_c and py:
+        return (zh + f"（「{name}」读{py_c}，「{char}」读{py}）", en + f" ({name} is read {py_c}, {char} is read {py})",
+                provs + p1 + p2)
+    if fq_c and fq:
+        return (zh + f"（「{name}」{fq_c}，「{char}」{fq}）", en + f" ({name}: {fq_c}; {char}: {fq})", provs + p1 + p2)
+    return zh, en, provs
 
 
 def _depiction_span(provs: list[Provenance], index: EvidenceIndex) -> str | None:
@@ -154,13 +194,8 @@ def _depiction_span(provs: list[Provenance], index: EvidenceIndex) -> str | None
     None when Shuowen says only 「象形」 / 「指事」 (its gloss is a definition, not a
     description of the graph: 手 「拳也」 would misdescribe an open hand)."""
     for p in provs:
-        if p.source == "shuowen" and "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事"):
+        # not a quotation of another scholar (爲 「王育曰：“爪，象形也」 is 王育's word on 爪)
+        if (p.source == "shuowen" and "象" in p.span and p.span.strip("。，；也") not in ("象形", "指事")
+                and not re.search(r"曰|“", p.span)):
             return p.span
     return None
-
-
-def _self_gloss(value: str, record: GlyphRecord) -> bool:
-    """A gloss that is only the character itself (or its other form): no meaning stated."""
-    core = re.sub(r"[也。，、；\s]", "", value)
-    forms = {record.character, record.traditional or "", record.simplified or "", record.form or ""} - {""}
-    return core in forms or core == ""

@@ -30,7 +30,7 @@ RULES: dict[str, str] = {
     "evolution.retention.variant": "保留: the modern component is a component of a Shuowen 古文 / 籒文 / 或體 / 篆文 analysis of the character",
     "evolution.retention.single": "保留: a single-component character whose Shuowen head is the same character, analysed as one component or as a pictograph (象形 / 指事) without components",
     "evolution.retention.trad_simp": "保留: a component of a simplified character that the traditional form's decomposition has unchanged",
-    "evolution.simplification.sheng": "简化: Shuowen marks the component as abbreviated (从X省 / X省聲) and the modern form keeps the abbreviated component",
+    "evolution.retention.sheng": "保留: Shuowen marks the component as abbreviated (从X省 / X省聲): the seal form already writes only part of X and the modern form keeps that part (省 is how the character was made, not a later change); the narrative names the part where the IDS locates it",
     "evolution.simplification.single": "简化: a single-component simplified character (飞 for 飛, a one-to-one Unihan pair): the whole glyph is the simplified form",
     "evolution.simplification.trad_simp": "简化: in a simplified character, the component that replaces a traditional component is its simplified form (OpenCC / Unihan)",
     "evolution.simplification.character": "a simplified character with its traditional form (Unihan kTraditionalVariant naming exactly one other character / cjkvi-ids 簡体); a character that is its own traditional form too (芸, 机: Shuowen heads) gets no such claim",
@@ -40,6 +40,8 @@ RULES: dict[str, str] = {
     "evolution.differentiation.gujin": "区别: Duan names the pair as 古今字 and the later character adds one component to the earlier one",
     "evolution.corruption.form_equivalent": "讹变: the modern form writes a Shuowen seal component as another component it merged with (the alias table's form equivalents that are not position forms: 㞷 as 主, 肉 as 月, 𧸇 as 賣)",
     "evolution.duan_later_form": "Duan's note on the entry names a later written form: 隸(變)作X (clerical), 俗作X (popular), 今(字)作X (current)",
+    "evolution.depicted_part_written": "a part of the seal form that Shuowen describes by what it draws (象…形), where the modern IDS keeps every part Shuowen names and has exactly one operand more: that operand is what the modern form writes in its place (疇: 象耕屈之形 -> 壽)",
+    "evolution.rewritten_part": "exactly one component of Shuowen's seal analysis is not among the modern IDS operands and exactly one operand is no seal component (same number of parts, none abbreviated): the modern form writes that seal component as that operand (旨: 甘 -> 日); statement only, no COME type",
     "evolution.corruption.substitution": "讹变: exactly one seal component has no counterpart in an otherwise matching modern decomposition of equal size, and no simplification link explains the change",
 }
 

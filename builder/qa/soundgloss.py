@@ -177,6 +177,8 @@ def strip_sound_gloss(gloss: str, heads: list[str], readings: Readings) -> tuple
     when the gloss opens with no sound-gloss; ``("", [...])`` when nothing is left."""
     sents = [s.rstrip("。") for s in re.split(r"(?<=。)", gloss) if s.strip()]
     heads = [h for h in heads if h]
+    if sents and any(h in sents[0] for h in heads):
+        return gloss, []  # 颅 「𩑒顱也」 names its own traditional form: no pun on another word
     if not sents or not any(sentence_is_sound_gloss(sents[0], h, readings) or _pun_explained(sents, h, readings)
                             for h in heads):
         return gloss, []

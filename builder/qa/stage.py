@@ -41,14 +41,15 @@ from tqdm.auto import tqdm
 from builder.codekey import code_digest
 from builder.qa import bench_balance, form_audit
 from builder.qa import bench_select as bench_mod
-from builder.qa import soundgloss
+from builder.qa import part_glosses, script_neutral, soundgloss
 from builder.qa.component_names import canonical_component
 from builder.qa.compose import facts_for, glyph_form
 from builder.qa.decisions import _apply_qa_decision, apply_record_decisions, load_decisions
-from builder.qa.evidence import EvidenceIndex, ModernForms, strip_inherited
+from builder.qa.evidence import EvidenceIndex, ModernForms, cjkvi_links, strip_inherited
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.gallery import gallery_record
 from builder.qa.questions import bench_qa, dataset_qa, l2_dropped
+from builder.qa.wording import image_missing
 from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import GlyphRecord
 from builder.sources import registry
@@ -117,17 +118,25 @@ def load_records(records_dir: Path, skips: SkipLog, *, progress: bool = True) ->
 # --- the stage --------------------------------------------------------------------------
 
 def load_duan(sources_dir: Path | None, skips: SkipLog) -> dict[str, str]:
-    """Duan's notes of every Shuowen entry (``entry id -> "引\t...\n注\t..." text``) read
-    with the records stage's Shuowen adapter from the source cache (``sources_dir``, else
-    ``$JIEZI_SOURCES`` / the default cache). ``{}`` when no cache is found: then only the
-    notes the records cite are used (logged)."""
+    """Duan's notes of every Shuowen entry (``entry id -> "引\t...\n注\t..." text``): the
+    first half of :func:`load_shuowen`."""
+    return load_shuowen(sources_dir, skips)[0]
+
+
+def load_shuowen(sources_dir: Path | None, skips: SkipLog) -> tuple[dict[str, str], dict[str, str]]:
+    """(Duan's notes, Shuowen's texts) of every Shuowen entry, each ``entry id -> raw
+    text`` (the notes as ``引\t...\n注\t...`` lines, the texts as the records' ``字頭`` /
+    ``說解`` lines), read with the records stage's Shuowen adapter from the source cache
+    (``sources_dir``, else ``$JIEZI_SOURCES`` / the default cache). ``({}, {})`` when no
+    cache is found: then only the entries the records cite are used (logged)."""
     try:
         path = registry.resolve_sources_dir(sources_dir)
         entries = shuowen.read(path, skips)
     except Exception as exc:  # no cache here: the records' own raw texts still serve
         skips.add("shuowen", str(sources_dir or "default cache"), f"Duan notes not loaded: {exc}", kind="no-duan-notes")
-        return {}
-    return {e.entry_id: e.duan.raw for e in entries if e.duan is not None}
+        return {}, {}
+    return ({e.entry_id: e.duan.raw for e in entries if e.duan is not None},
+            {e.entry_id: e.raw for e in entries})
 
 
 def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms | None:
@@ -143,14 +152,21 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
             for line in fh:
                 if "\tkTGH\t" in line:
                     standard.add(chr(int(line.split("\t", 1)[0][2:], 16)))
-        for ch, _field, forms, line in read_variants(root / "Unihan_Variants.txt", ("kSimplifiedVariant",)):
-            if len(forms) == 1 and forms[0] != ch:
+        links: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for ch, fld, forms, line in read_variants(root / "Unihan_Variants.txt",
+                                                  ("kSimplifiedVariant", "kSemanticVariant", "kZVariant")):
+            if fld == "kSimplifiedVariant" and len(forms) == 1 and forms[0] != ch:
                 simp[ch] = (forms[0], line)
+            elif fld != "kSimplifiedVariant":  # a many-to-one simplification (後 -> 后) is no variant
+                links[ch] += [(f, line) for f in forms if f != ch]
+        cjkvi = cjkvi_links(registry.resolve_sources_dir(sources_dir) / "cjkvi-ids" / "ids-analysis.txt")
+        links.update({k: links[k] + v for k, v in cjkvi.items()})
     except (OSError, ValueError, registry.SourceError) as exc:
         skips.add("unihan", str(sources_dir or "default cache"), f"modern forms not loaded: {exc}",
                   kind="no-modern-forms")
         return None
-    return ModernForms(frozenset(standard), simp)
+    variants = {ch: [(f, line) for f, line in v if f in standard] for ch, v in links.items() if ch not in standard}
+    return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v})
 
 
 @dataclass
@@ -205,6 +221,8 @@ def _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts
         facts = drawings.get(image.id) or bench_facts[rec.id]
         for k in l2_dropped(facts):
             early[k] += 1
+        for k, why in image_missing(facts, image).items():
+            qa_counts[f"bench_not_asked:{k}:{why}"] += 1  # 二 drawn as bars: no SCRC
         for q in bench_qa(facts, image, seed, second_component=b.second_component, dropped=b.dropped):
             row_id = f"{image.id}:{q.kind}"
             d = _apply_qa_decision(q.to_dict(), decisions.get(f"bench:{row_id}"))
@@ -262,6 +280,15 @@ def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOu
     return qas
 
 
+def _reserved(rec: GlyphRecord, bench_chars: set[str]) -> bool:
+    """Whether the dataset may not state Shuowen's text for ``rec``: its character is in the
+    bench, or its traditional / simplified partner is (业 states 業's gloss, the reference of
+    a bench 業)."""
+    partners = {rec.character, rec.traditional, rec.simplified} | {
+        v.form for v in rec.variants if v.kind in ("繁體", "簡体")}
+    return bool(partners & bench_chars)
+
+
 def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress, tmp: Path,
                   qa_counts: Counter, held: set | frozenset = frozenset()) -> _DatasetOut:
     """Write ``dataset.jsonl`` (to ``tmp``): every image not withheld, deduplicated by pixels."""
@@ -273,7 +300,7 @@ def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progres
             images = [im for im in rec.images if im.id not in plan.withheld_images]
             if not images:
                 continue
-            facts = facts_for(rec, DATASET, index, reserved=rec.character in plan.reserved_characters)
+            facts = facts_for(rec, DATASET, index, reserved=_reserved(rec, plan.reserved_characters))
             for im in images:
                 if im.sha256 in seen_sha:
                     out.stats["duplicate_images_removed"] += 1
@@ -441,6 +468,20 @@ def _bench_report(plan, bench_rows: list[dict], bench_comp: set, ds: _DatasetOut
     }
 
 
+def _evidence_index(records, records_dir: Path, sources_dir: Path | None, skips: SkipLog,
+                    duan_notes: bool) -> EvidenceIndex:
+    """The cross-record evidence of the stage: Duan's notes and every Shuowen entry, Unihan's
+    modern forms, definitions and readings (from the source cache unless ``duan_notes`` is
+    off), and the drawings that show no script (:mod:`builder.qa.script_neutral`)."""
+    duan, entries = load_shuowen(sources_dir, skips) if duan_notes else ({}, {})
+    modern = load_modern_forms(sources_dir, skips) if duan_notes else None
+    definitions = part_glosses.load_definitions(sources_dir, skips) if duan_notes else {}
+    index = EvidenceIndex(records, duan=duan, modern=modern, entries=entries, definitions=definitions)
+    index.readings = soundgloss.load_source_readings(sources_dir, skips) if duan_notes else None
+    index.script_neutral = script_neutral.script_neutral_images(records, records_dir)
+    return index
+
+
 def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int = bench_mod.TARGET_IMAGES,
              min_pairs: int = 5, max_pairs: int = 10, polisher=None, progress: bool = True,
              force: bool = False, sources_dir: Path | None = None, duan_notes: bool = True) -> dict:
@@ -480,13 +521,11 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     records = load_records(records_dir, skips, progress=progress)
     audit_counts = apply_record_decisions(records, decisions, skips)
     inherited = strip_inherited(records)
-    duan = load_duan(sources_dir, skips) if duan_notes else {}
-    modern = load_modern_forms(sources_dir, skips) if duan_notes else None
-    index = EvidenceIndex(records, duan=duan, modern=modern)
-    index.readings = soundgloss.load_source_readings(sources_dir, skips) if duan_notes else None
+    index = _evidence_index(records, records_dir, sources_dir, skips, duan_notes)
 
     qa_counts: Counter = Counter()
     plan, bench_rows, early = _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts)
+    index.reserved = frozenset(plan.reserved_characters)  # no dataset gloss of a bench character's Shuowen text
     ds = _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress,
                        qa_dir / "dataset.jsonl.tmp", qa_counts, plan.held_out)
     os.replace(qa_dir / "dataset.jsonl.tmp", qa_dir / "dataset.jsonl")
@@ -512,7 +551,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
         "audit": dict(audit_counts) | dict(qa_counts),
         "skipped": skips.counts(),
         "records": {"records": len(records), "characters": len(index.by_char),
-                    "duan_entries_loaded": len(duan), "inherited_values_removed": inherited},
+                    "duan_entries_loaded": len(index.duan_notes), "inherited_values_removed": inherited},
         "seconds": round(time.perf_counter() - t0, 1),
     }
     report["bench"]["balance"] = bench_balance.balance_report(bench_rows)

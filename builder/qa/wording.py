@@ -61,12 +61,15 @@ def image_missing(facts: Facts, image: GlyphImage) -> dict[str, str]:
     """Kinds one image of a record cannot be asked though the record can: a font whose
     region draws another decomposition than the record's IDS (舊 in Hanazono Mincho shows
     萑, the record's IDS 雈) gets no structure or component question
-    (:data:`FONT_REGION_REASON`). ``{}`` for scans, tracings and fonts that match."""
+    (:data:`FONT_REGION_REASON`); an image :mod:`builder.qa.script_neutral` finds shows no
+    script gets no SCRC (``Facts.image_missing``). ``{}`` for scans, tracings and fonts that
+    match."""
+    own = dict(facts.image_missing.get(image.id, {}))
     if facts.ids_regions is None or not image.style.startswith("font"):
-        return {}
+        return own
     if FONT_REGIONS.get(image.font or "") in facts.ids_regions:
-        return {}
-    return {k: FONT_REGION_REASON for k in STRUCTURE_KINDS if k not in facts.missing}
+        return own
+    return own | {k: FONT_REGION_REASON for k in STRUCTURE_KINDS if k not in facts.missing}
 
 
 # --- rendering --------------------------------------------------------------------------
@@ -108,7 +111,7 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
     if kind in facts.missing or kind in image_missing(facts, image):
         return None
     subtask, level, metrics = T.KINDS[kind]
-    attributed = kind != "ORIM" or facts.orim[3] == "shuowen"
+    attributed = True if kind != "ORIM" else ("duan" if facts.orim[3] == "duan" else facts.orim[3] == "shuowen")
     parts = tuple(p for p, v in (("structure", facts.structure), ("components", facts.components),
                                  ("formation", facts.formation)) if v)
     q_zh, q_en = T.question(kind, phrasing, script=facts.script, attributed=attributed, parts=parts)
@@ -123,9 +126,12 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
 
     if kind == "CHAR":
         struct = {"character": c}
-        if facts.variant_forms and image.style in REAL_IMAGE_STYLES:
-            struct["accepted"] = list(facts.variant_forms)
-        return qa(c, c, struct, image_prov, ["character"])
+        accepted = list(facts.variant_forms) if image.style in REAL_IMAGE_STYLES else []
+        accepted += [form for form, _ in facts.char_forms if form not in accepted]
+        if accepted:
+            struct["accepted"] = accepted
+        return qa(c, c, struct, image_prov + _prov("accepted", [p for _, ps in facts.char_forms for p in ps]),
+                  ["character"])
     if kind == "SCRC":
         s = facts.script
         return qa(s, f"{labels.SCRIPTS[s]} ({s})", {"script": s},
@@ -208,7 +214,7 @@ def _exegesis(facts: Facts, image: GlyphImage, qa, image_prov) -> QA:
         prov += _prov("formation", p)
         struct["formation"] = form.label_set()
     o_zh, o_en, p, o_kind = facts.orim
-    zh.append(f"【{S[3]}】" + (f"《说文》：{o_zh}" if o_kind == "shuowen" else o_zh))
+    zh.append(f"【{S[3]}】" + {"shuowen": "《说文》：", "duan": "段注本《说文》："}.get(o_kind, "") + o_zh)
     en.append(f"[{E[3]}] {o_en}")
     prov += _prov("original_meaning", p)
     struct["original_meaning"] = o_zh

@@ -15,7 +15,8 @@ components one numbered line each, ``1. 构件「氵」：功能=表意；演变
 ``accepted`` (CHAR, STRC, FORC; optional) lists the other answers the sources allow (毓 for a
 育 drawn in its 或體; 独体 beside a stroke-level IDS split; ``[["形声"]]`` beside the 亦声 set
 when only Duan's note says 亦声); a component's ``names`` lists its accepted names (a 省
-part: ``["萬", "蠆"]``). Both scorings (``core.score`` and ``paper.score_paper``) credit them.
+part: ``["萬", "蠆"]``) and its ``functions_accepted`` its other accepted function sets (a
+phonetic only Duan reads as 亦声: ``[["表音"]]`` beside 表意+表音). Both scorings (``core.score`` and ``paper.score_paper``) credit them.
 English renderings (JieZi-Dataset's ``messages_en``, the bench's ``answer_en``) follow
 the same layout. Labels: :mod:`metrics.acce.labels` (ACCE.md section 1).
 

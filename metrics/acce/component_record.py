@@ -20,7 +20,9 @@ class Component:
 
     ``name``: the name as written (NFKC, t2s, no whitespace); ``functions``: subset of
     {表意, 表音, 符号} (empty when not stated); ``interpretation``: free text ("" when not
-    stated); ``evolution_type``: one of 保留 / 讹变 / 简化 / 繁化 / 区别, or None.
+    stated); ``evolution_type``: one of 保留 / 讹变 / 简化 / 繁化 / 区别, or None; ``also`` /
+    ``also_functions``: a reference's other accepted names (a 省 part) and function sets
+    (Shuowen's 表音 beside Duan's 亦声 表意+表音).
     """
 
     name: str
@@ -28,6 +30,7 @@ class Component:
     interpretation: str = ""
     evolution_type: str | None = None
     also: tuple[str, ...] = ()
+    also_functions: tuple[frozenset[str], ...] = ()  # a reference's other accepted function sets
 
     @property
     def key(self) -> str:

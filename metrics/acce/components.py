@@ -92,12 +92,16 @@ def component_from_dict(d: dict, *, name: object = None, gold: bool = False) -> 
     also: tuple[str, ...] = ()
     if gold and isinstance(d.get("names"), list):  # the reference's accepted names (a 省 part)
         also = tuple(n for n in (clean_name(x, gold=True) for x in d["names"]) if n and n != name)
+    also_fn: tuple[frozenset[str], ...] = ()
+    if gold and isinstance(d.get("functions_accepted"), list):  # Shuowen's 表音 beside Duan's 亦声
+        also_fn = tuple(f for f in (extract_functions(_as_text(x)) for x in d["functions_accepted"]) if f)
     return Component(
         name=name,
         functions=extract_functions(_as_text(functions)) if functions is not None else frozenset(),
         interpretation=normalize_text(_as_text(interp), keep_lines=False),
         evolution_type=extract_evolution(_as_text(evolution)) if evolution is not None else None,
         also=also,
+        also_functions=also_fn,
     )
 
 

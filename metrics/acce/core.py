@@ -374,7 +374,8 @@ def _score_components(item: Item, cfg: ScorerSettings, queue: _BertQueue) -> Non
         if metric == "COMR":
             cell.value = f1_from_counts(len(pairs), n_pred, n_gold)
         elif metric == "COMF":
-            right = sum(_functions(pred[j], cfg) == _functions(gold[g], cfg) for g, j, _ in pairs)
+            right = sum(_functions(pred[j], cfg) in {_functions(gold[g], cfg), *gold[g].also_functions}
+                        for g, j, _ in pairs)
             cell.value = f1_from_counts(right, n_pred, n_gold)
         elif metric == "COME":
             right = sum(_evolution(pred[j], cfg) is not None and _evolution(pred[j], cfg) == _evolution(gold[g], cfg)

@@ -36,12 +36,13 @@ Accepted alternatives (this project's extension, issue 21). A reference built by
 ``official_reference`` may carry a ninth key, ``可接受``, holding the other answers its
 sources allow: ``现代字典字头`` (a variant form the glyph is drawn in: 毓 for 育), ``结构``
 (独体 beside a stroke-level IDS split of 不), ``造字法`` (label sets: ``[["形声字"]]`` beside
-形声字+会意字 where only Duan's note says 亦声) and ``构件`` (drawn name -> other names of a 省
-part: ``{"萬": ["蠆"]}``). ``mode="reference"`` then credits a reply that gives any of them:
+形声字+会意字 where only Duan's note says 亦声), ``构件`` (drawn name -> other names of a 省
+part: ``{"萬": ["蠆"]}``) and ``构件功能`` (name -> other function sets: ``{"奄": [["表音"]]}``
+where only Duan reads the phonetic as 亦声). ``mode="reference"`` then credits a reply that gives any of them:
 CHAR / STRC match any accepted value, FORC and FORC_partial take the best accepted set, and a
 reply naming a component by another accepted name is paired as if it used the reference's
 name (the gold entry is renamed before the pairing, so counts and attributes are
-unchanged). A reference without ``可接受`` is scored exactly as the authors' scorer does.
+unchanged), and COMF counts a component right whose functions are any accepted set. A reference without ``可接受`` is scored exactly as the authors' scorer does.
 
 ``mode="jiezi"`` scores the same replies with this project's free-text scorer
 (``core.score``): each field (or, when a reply holds no JSON, the whole reply) is read by
@@ -103,7 +104,9 @@ def score_fields(pred: dict, gold: dict) -> tuple[dict[str, float], list[tuple[s
     comps_p = pred["构件"]
     comps_g = _accepted_names(gold["构件"], comps_p, acc.get("构件", {}))
     pairs = pair_components(list(comps_g), list(comps_p))
-    right_fn = sum(float(set(comps_p[p]["功能"]) == set(comps_g[g]["功能"])) for g, p in pairs.items())
+    fn_acc = acc.get("构件功能", {})
+    right_fn = sum(float(set(comps_p[p]["功能"]) in [set(comps_g[g]["功能"]), *map(set, fn_acc.get(g, []))])
+                   for g, p in pairs.items())
     right_evo = sum(float(comps_p[p]["演变类型"] == comps_g[g]["演变类型"]) for g, p in pairs.items())
     counts = {"pred": len(comps_p), "gold": len(comps_g)}
     values["COMR"] = f1(float(len(pairs)), counts["pred"], counts["gold"])
@@ -397,6 +400,7 @@ def jiezi_reference(reference: object) -> dict:
     comps = reference.get("构件") if isinstance(reference.get("构件"), dict) else {}
     acc = reference.get(ACCEPTED_FIELD) if isinstance(reference.get(ACCEPTED_FIELD), dict) else {}
     names = acc.get("构件") if isinstance(acc.get("构件"), dict) else {}
+    fn_acc = acc.get("构件功能") if isinstance(acc.get("构件功能"), dict) else {}
     out = {
         "character": _field_text(reference.get("现代字典字头")), "script": _field_text(reference.get("字形")),
         "structure": _field_text(reference.get("结构")),
@@ -404,7 +408,8 @@ def jiezi_reference(reference: object) -> dict:
         "components": [{"name": name, "functions": text_list((a or {}).get("功能")),
                         "interpretation": _field_text((a or {}).get("解释")),
                         "evolution_type": _field_text((a or {}).get("演变类型")) or None,
-                        **({"names": [name, *text_list(names[name])]} if names.get(name) else {})}
+                        **({"names": [name, *text_list(names[name])]} if names.get(name) else {}),
+                        **({"functions_accepted": fn_acc[name]} if isinstance(fn_acc.get(name), list) else {})}
                        for name, a in comps.items() if isinstance(a, dict) or a is None],
         "original_meaning": _field_text(reference.get("本义")), "evolution": _field_text(reference.get("历代字形演变")),
     }
@@ -507,6 +512,9 @@ def official_reference(structs: Sequence[dict]) -> dict:
             others = [str(n) for n in comp.get("names") or [] if str(n) != str(comp["name"])]
             if others:
                 accepted.setdefault("构件", {})[str(comp["name"])] = others
+            if comp.get("functions_accepted"):
+                accepted.setdefault("构件功能", {})[str(comp["name"])] = [
+                    list(x) for x in comp["functions_accepted"] if isinstance(x, list)]
     if accepted:
         out[ACCEPTED_FIELD] = accepted
     return out

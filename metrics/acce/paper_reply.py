@@ -176,5 +176,7 @@ def reference_record(reference: object) -> dict:
             "结构": [x for x in (structure_label(v) for v in text_list(acc.get("结构"))) if x],
             "造字法": [formation_labels(v) for v in (acc.get("造字法") or []) if isinstance(v, (list, str))],
             "构件": {collapse(k): text_list(v) for k, v in comps.items() if collapse(k)},
+            "构件功能": {collapse(k): [[f for f in text_list(x) if f in FUNCTION_LABELS] for x in v if isinstance(x, list)]
+                     for k, v in (acc.get("构件功能") or {}).items() if collapse(k) and isinstance(v, list)},
         }
     return record

@@ -1,0 +1,285 @@
+"""ORIM: the original meaning a profile may state, and the gloss sentence proper.
+
+The bench's reference is Shuowen's gloss confirmed by a second witness: another source
+agreeing, or Duan's edition quoting the same words without correcting them
+(:func:`duan_reading`). A Duan note that emends, deletes or reinterprets the gloss is no
+confirmation (匊 「在手曰匊」: 「恐傳寫之誤」, 兩手曰匊; 礱 「䃺也」: 「其引伸之義」; 顱 「𩑒顱，
+首骨也」: 「各本作…今…正」); where he gives his own reading (his edited text: 顱 「𩑒顱也」, 崇
+「山大而高也」; his 「X當作Y」: 縣 「繫也」 -> 「系也」), that reading is the reference, attributed
+to his edition.
+
+The reference is the gloss sentence proper (:func:`gloss_proper`): not a usage clause or a
+quotation after it (鐃 「小鉦也。軍法：卒長執鐃」 -> 小鉦也), not a 象…形 description of the
+graph (曲 「象器曲受物之形」 is no meaning), not a clause Duan says explains a part (瀕
+「頻蹙不前而止」: 「此以顰戚釋从頁之意也」), not a sound-gloss (:mod:`builder.qa.soundgloss`).
+A class gloss keeps what it says (楊 「木也」 is a tree name: 「木名」, never the bare 「木」).
+"""
+
+from __future__ import annotations
+
+import re
+
+from builder.qa import soundgloss
+from builder.qa.component_names import same_component
+from builder.qa.evidence import EvidenceIndex, parse_duan_raw
+from builder.qa.facts import Facts, _audit_provs
+from builder.schema import GlyphRecord, Provenance
+
+_LATIN = re.compile(r"[A-Za-z]")
+
+# How 段玉裁's note on a quoted gloss corrects it (no confirmation then). Only what the note
+# says of the gloss itself counts: his notes go on to other texts (簋 「衞包作恭。非也」 is
+# about the 尚書, 炎 「皆引申之義也」 about later senses), so
+# - an edit of his edition, stated at the head of the note (顱 「各本作𩑒顱首骨也五字。今…正」,
+#   崇 「各本作巍高也三字。今正」, 閹 「門字今依御覽補」), not one of the 篆 or the formula
+#   (裘 「各本作从衣求聲」);
+# - a sentence that quotes the gloss back (此云…) and calls it an error or an extended sense
+#   (匊 「此云在手。恐傳寫之誤」, 礱 「此云䃺也者、其引伸之義」);
+# - a character of the gloss's first clause to be written otherwise, at the head of the note
+#   (縣 「繫當作系」, 組 「屬當作織」): his reading is the gloss so corrected.
+DUAN_EDITS = re.compile(r"各本|今正|今依.{0,12}[正補刪訂]|今補|今刪|今訂|淺人|妄[改增刪]|衍文")
+DUAN_QUOTED_BACK = re.compile(r"此云(.{1,8}?)(?:者)?[。、，].{0,12}(?:誤|譌|訛|引[伸申]之義|非)")
+DUAN_CHAR_EMENDS = re.compile(r"(\w)(?:當作|當爲)(\w)")
+_FORM_EDIT = re.compile(r"篆各本|各本.{0,3}(?:篆|[从從]|.{0,6}聲)")
+
+
+def _head_sentences(note: str, n: int = 2) -> str:
+    return "。".join(note.split("。")[:n])
+
+
+SOUND_GLOSS_REASON = "sound-gloss:original_meaning"
+DUAN_EMENDS_REASON = "duan-emends:original_meaning"
+NOT_A_MEANING_REASON = "depiction-only:original_meaning"
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[\W也]", "", text or "")
+
+
+def duan_reading(record: GlyphRecord, gloss: str, index: EvidenceIndex
+                 ) -> tuple[str, Provenance, str | None] | None:
+    """What Duan's edition says of the gloss: ``("confirms", provenance, None)`` when he
+    quotes its first clause and his note does not correct it; ``("emends", provenance,
+    corrected)`` when it does (the rules of :data:`DUAN_EDITS`), ``corrected`` being his
+    reading where he gives one (his edited quotation; the gloss with his 「X當作Y」 applied),
+    else None; None when his notes on the entry do not quote the gloss. Reads Duan's notes
+    of the record's entries (``index.duan_notes``: quotation and note)."""
+    head = re.split(r"[。，；.]", gloss.strip())[0].rstrip("也")
+    if not head:
+        return None
+    for key in record.raw:
+        src, _, entry_id = key.partition(":")
+        if src not in ("shuowen", "duan"):
+            continue
+        pairs = parse_duan_raw(index.duan_notes.get(entry_id, ""))
+        if not pairs:  # only the quotations are known (records' inline notes)
+            pairs = [tuple((q.split("\t") + [""])[:2]) for q in index.shuowen_entry(entry_id).get("duan", [])]
+        hit = next(((q, n) for q, n in pairs if head in q), None)
+        if hit is None and pairs and DUAN_EDITS.search(_head_sentences(pairs[0][1])):
+            hit = pairs[0]  # 崇: he replaced 「嵬高也」 by 「山大而高也」 in the first quotation
+        if hit is None:
+            continue
+        quote, note = hit
+        prov = Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.orim.duan_confirms")
+        verdict = _duan_verdict(quote, note, head, gloss)
+        if verdict is None:
+            return "confirms", prov, None
+        return "emends", prov.model_copy(update={"rule": "qa.orim.duan_edition"}), verdict or None
+    return None
+
+
+_APPLIED = re.compile(r"今補|今正|今依.{0,12}[正補刪訂]|今刪|今訂")
+_EDITED = re.compile(r"各本(?:譌|誤)?作(\w+?)(?:[。，、]|今|$)|(\w)各本(?:譌|誤)作")
+
+
+def _edit_touches(start: str, quote: str) -> bool:
+    """Whether the edit a note states concerns the quotation's first sentence: the text it
+    says the other copies have (崇 「各本作巍高也三字」) shares a character with it; an edit of
+    a later clause (涂 「繩各本譌作澠」, 縱 「各本作舍也」 on 「一曰捨也」) does not. An edit
+    that names no text (閹 「門字今依御覽補」) counts."""
+    m = _EDITED.search(start)
+    if m is None:
+        return True
+    edited = re.sub(r"[一二三四五六七八九十]字$|字$", "", m.group(1) or m.group(2) or "")
+    first = re.split(r"。", quote)[0]
+    return bool(set(_bare(edited)) & set(_bare(first)))
+
+
+def _duan_verdict(quote: str, note: str, head: str, gloss: str) -> str | None:
+    """None when Duan's note leaves the gloss as it is; else his corrected reading, or ""
+    when he corrects it without giving one (:data:`DUAN_EDITS`)."""
+    start = _head_sentences(note)
+    corrected = re.split(r"[。]", quote)[0].strip()
+    fixes = [(m.group(1), m.group(2)) for m in DUAN_CHAR_EMENDS.finditer(_head_sentences(note, 4))
+             if m.group(1) in head]
+    for old, new in fixes:
+        corrected = corrected.replace(old, new, 1)
+    edits = DUAN_EDITS.search(start) and not _FORM_EDIT.search(start) and _edit_touches(start, quote)
+    same = _bare(corrected) == _bare(gloss.split("。")[0])
+    if _bare(corrected) and not same and (fixes or edits):
+        return corrected
+    if edits and not (same and _APPLIED.search(_head_sentences(note, 4))):
+        return ""  # 單 「淺人刪言字」, 棗 「羊葢衍文」: a fault he reports and his text keeps
+    # an edit his text applies and that leaves the gloss as it was (來 「也字今補」) confirms it
+    for m in DUAN_QUOTED_BACK.finditer(note):
+        if _bare(m.group(1)) and _bare(m.group(1)) in _bare(quote):
+            return ""
+    return None
+
+
+def gloss_proper(value: str, record: GlyphRecord, index: EvidenceIndex, *, duan: bool) -> str:
+    """The gloss sentence proper of a Shuowen gloss ``value`` ("" when none is left): no
+    sentence that quotes (《…》, ：) or gives another sense (一曰, 或說), no 象…形
+    description of the graph, no clause Duan marks as explaining a part (``duan``: he may
+    be used for this profile's reading of the entry)."""
+    out = []
+    for k, sent in enumerate(s.strip() for s in value.split("。") if s.strip()):
+        if k > 0 and (sent.startswith(("一曰", "或說", "或曰", "讀若")) or re.search(r"象|形|^\w，", sent)):
+            break  # another sense, or a sentence on the graph or one part (爲 「爪，母猴象也」)
+        clauses = []
+        for clause in sent.split("，"):
+            if re.search(r"《|：|“", clause):
+                break  # a quotation or a usage (鐃 「軍法：卒長執鐃」) ends the gloss
+            if clause.startswith("象") or re.search(r"象.{0,12}之?形", clause):
+                continue  # what the graph draws (曲 「象器曲受物之形」) is no meaning
+            if clause and not (duan and k > 0 and _explains_part(clause, record, index)):
+                clauses.append(clause)
+        else:
+            if clauses:
+                out.append("，".join(clauses))
+            continue
+        if clauses:
+            out.append("，".join(clauses))
+        break
+    return "。".join(out)
+
+
+def _explains_part(clause: str, record: GlyphRecord, index: EvidenceIndex) -> bool:
+    """Whether Duan's note marks ``clause`` as explaining a component (瀕 「頻蹙不前而止」:
+    「此以顰戚釋从頁之意也」), so it is no part of the meaning."""
+    for key in record.raw:
+        src, _, entry_id = key.partition(":")
+        if src not in ("shuowen", "duan"):
+            continue
+        for quote, note in parse_duan_raw(index.duan_notes.get(entry_id, "")):
+            if re.search(r"釋[从從].之意|說[从從].之意", note):
+                words = set(re.sub(r"\W", "", quote))
+                core = set(re.sub(r"\W", "", clause))
+                if len(core & words) >= 2 and 2 * len(core & words) >= len(core):
+                    return True
+    return False
+
+
+# Shuowen's class words: 「X也」 with one of these, X being the head's semantic part, names a
+# kind of that thing (楊 「木也」, 鯀 「魚也」, 江 「水」); 耆 「老也」 or 飯 「食也」 are glosses
+CLASS_WORDS = frozenset("木艸魚鳥水蟲虫獸禾竹玉石山邑")
+
+
+def class_gloss(value: str, record: GlyphRecord) -> str:
+    """楊 「木也」, 鯀 「魚也」: a one-character gloss naming a component of the head says the
+    word is a kind of that thing, so the reference is 「木名」 with Shuowen's words, never the
+    bare 「木」 (data review 09-97)."""
+    core = _bare(value)
+    if len(core) != 1 or core not in CLASS_WORDS:
+        return value
+    if any(same_component(core, c.name) for c in record.components):
+        return f"{core}名（《说文》：「{core}也」）"
+    return value
+
+
+def orim_facts(c, f: Facts) -> None:
+    """ORIM for the :class:`builder.qa.compose._FactsCtx` ``c``: a Chinese gloss; the bench
+    needs the Shuowen gloss confirmed by a second witness (another source's agreement, or
+    Duan quoting it uncorrected: :func:`duan_reading`); Duan's corrected text replaces a
+    gloss he emends. The text is then cut to the gloss proper and stripped of sound-glosses."""
+    record, strict = c.record, c.strict
+    om = record.original_meaning
+    if om is not None and _self_gloss(om.value, record):
+        f.missing["ORIM"] = "self-gloss:original_meaning"  # Shuowen 巳: "巳也" says nothing
+        om = None
+    if om is not None and _audit_provs(om.provenance):
+        f.orim = (om.value, om.value, _audit_provs(om.provenance), "audit")
+    elif om is not None and strict:
+        _bench_orim(c, f, om)
+    elif om is not None:
+        srcs = {p.source for p in om.provenance}
+        if not _LATIN.search(om.value) and srcs & (c.allowed | c.gap):
+            provs = [p for p in om.provenance if p.source in c.allowed | c.gap]
+            f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
+                      provs, "shuowen" if "shuowen" in srcs else "gloss")
+    _proper(c, f)
+    _orim_sound_gloss(c, f)
+    # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
+    # the original meaning, and an answer saying "no source has it" would teach a model to
+    # decline. The record's English definition still appears in the record and the Space.
+    if f.orim is None:
+        f.missing.setdefault("ORIM", "no-original-meaning")
+
+
+def _bench_orim(c, f: Facts, om) -> None:
+    """The bench's ORIM: Shuowen's gloss with a second witness; Duan's corrected text where he
+    emends it (kind ``duan``); none where he rejects it without a text of his own."""
+    sw = [p for p in om.provenance if p.source == "shuowen"]
+    if not sw or _LATIN.search(om.value):
+        f.missing["ORIM"] = "unconfirmed:original_meaning" if sw else "no-shuowen-gloss"
+        return
+    others = set(om.agree) - {"shuowen", "duan"}
+    duan = duan_reading(c.record, om.value, c.index)
+    if duan is not None and duan[0] == "emends":
+        if duan[2]:
+            f.orim = (duan[2], f"Shuowen gloss in Duan's edition: {duan[2]}", sw + [duan[1]], "duan")
+        else:
+            f.missing["ORIM"] = DUAN_EMENDS_REASON
+        return
+    if others or duan is not None:
+        f.orim = (om.value, f"Shuowen gloss: {om.value}", sw + ([duan[1]] if duan else []), "shuowen")
+    else:
+        f.missing["ORIM"] = "unconfirmed:original_meaning"
+
+
+def _proper(c, f: Facts) -> None:
+    """Cut a Shuowen (or Duan-edition) reference to the gloss proper (:func:`gloss_proper`)
+    and keep a class gloss's sense (:func:`class_gloss`); none left: no question
+    (:data:`NOT_A_MEANING_REASON`)."""
+    if f.orim is None or f.orim[3] not in ("shuowen", "duan"):
+        return
+    zh, en, provs, kind = f.orim
+    text = gloss_proper(zh, c.record, c.index, duan="duan" in c.allowed)
+    if not _bare(text):
+        f.orim = None
+        f.missing["ORIM"] = NOT_A_MEANING_REASON
+        return
+    text = class_gloss(text, c.record)
+    if text != zh:
+        f.orim = (text, en.split(":")[0] + f": {text}", provs, kind)
+
+
+def _orim_sound_gloss(c, f: Facts) -> None:
+    """Drop Shuowen's sound-gloss (声训) sentences from the ORIM reference
+    (:mod:`builder.qa.soundgloss`: 羊 「祥」, 母 「牧」, 古 「故」 are no original meanings):
+    日 「實也。太陽之精不虧」 keeps 太陽之精不虧; a gloss that is only a sound-gloss leaves
+    no ORIM question (``missing["ORIM"]`` = :data:`SOUND_GLOSS_REASON`)."""
+    if f.orim is None or f.orim[3] not in ("shuowen", "duan"):
+        return
+    zh, _en, provs, kind = f.orim
+    index = c.index
+    if index.readings is None:
+        index.readings = index.memo.setdefault(("readings",), soundgloss.readings_from_records(
+            r for recs in index.by_char.values() for r in recs))
+    rec = c.record
+    heads = [rec.character, rec.traditional or "", rec.form or ""]
+    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings)
+    if not dropped:
+        return
+    if not rest:
+        f.orim = None
+        f.missing["ORIM"] = SOUND_GLOSS_REASON
+        return
+    f.orim = (rest, f"Shuowen gloss: {rest}", provs, kind)
+
+
+def _self_gloss(value: str, record: GlyphRecord) -> bool:
+    """A gloss that is only the character itself (or its other form): no meaning stated."""
+    core = re.sub(r"[也。，、；\s]", "", value)
+    forms = {record.character, record.traditional or "", record.simplified or "", record.form or ""} - {""}
+    return core in forms or core == ""

@@ -1,0 +1,314 @@
+"""What the sources say a component is, or does in one character (COMI content).
+
+A component interpretation must say what the part is or depicts and, where a source says
+it, what it contributes to this character; 「X为形符，表示字义与X有关」 says neither (the
+data review of issues 20/21 counted it a defect on every item). The content comes, in
+this order, from:
+
+1. the head's own Shuowen entry (許慎's text): a clause that Duan's note on it marks as
+   explaining the part (段注 「此說从車之意」 on 斬 「斬法車裂也」, 「此以顰戚釋从頁之意也」 on
+   瀕), or a clause outside the gloss and the formula that names the part together with
+   another component (沙 「水少沙見」, 蠱 「皿蟲爲蠱」) or names it next to the formula
+   (般 「象舟之旋」): :func:`host_clause`;
+2. Duan's own words on the part in the head's entry: the sentence before his 「故从X」 (閹
+   「此豎則奄人也。故从奄」) or his 「X者、…」 (斬 「斤者、鈇鉞之類也」): :func:`duan_part_note`;
+3. the component character's own Shuowen gloss, attributed as such (頁 「頭也」, 欠
+   「張口气悟也」), its sound-gloss sentences (馬 「怒也。武也」) dropped and, where no gloss
+   is left, the sentence saying what the graph depicts (馬 「象馬頭髦尾四足之形」):
+   :func:`own_gloss`;
+4. (JieZi-Dataset, for a component character that is a bench character, whose Shuowen
+   gloss the dataset may not state) Unihan's ``kDefinition`` of the component character,
+   attributed to Unihan: :func:`unihan_definition`.
+
+Never a makemeahanzi etymology hint: those are mnemonics (貝 "money", 幺 "one"). A part no
+source speaks of gets nothing (the QA composer then asks no question that needs it).
+Entries are read from :class:`builder.qa.evidence.EvidenceIndex` (``shuowen_entry``,
+``heads``, ``duan_notes``, ``definitions``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from builder.qa import soundgloss
+from builder.qa.component_names import same_component
+from builder.qa.evidence import EvidenceIndex, parse_duan_raw
+from builder.schema import GlyphRecord, Provenance
+
+_HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003134f]"
+_CLAUSE = re.compile(r"[。；：，、“”\"「」]")
+_SENT = re.compile(r"(?<=[。；])")
+# a formula clause: only 从X / X聲 / 象形 / 指事 / 會意 pieces (从水工聲, 从車从斤)
+_FORMULA = re.compile(rf"^(?:[从從]{_HAN}+?|{_HAN}(?:亦|省)?[聲声]|{_HAN}省|象形|指事|會意|[，、\s])+$")
+_NOT_EXPLANATION = ("一曰", "或曰", "或說", "讀若", "凡", "闕", "臣鉉", "徐鍇", "又曰", "亦曰")
+# Duan's words marking a quoted clause as the explanation of one part (說从X之意) or of the
+# whole compound (釋其會意之恉)
+_DUAN_PART = re.compile(rf"[說釋]\s*[从從]\s*({_HAN})\s*之意|[說釋][从從]({_HAN})[、之]")
+_DUAN_WHOLE = re.compile(r"釋其會意之恉|說會意之恉|此說會意")
+_DUAN_GU = re.compile(rf"故(?:字)?(?:亦)?[从從]({_HAN})")
+_DUAN_ZHE = re.compile(rf"^({_HAN})(?:者|謂)[、，]?(.{{2,30}}?也)$")
+_BAD = re.compile(r"[？?<>{}\[\]]")
+MAX_LEN = 40
+# Unihan's radical-number notes (「Kangxi radical 118」) say nothing of the meaning
+_RADICAL_NOTE = re.compile(r"[;,]?\s*(?:simplified\s+)?(?:Kangxi|KangXi)?\s*radical(?: number)?\s*\d+|[;,]?\s*rad\.\s*(?:no\.?)?\s*\d+",
+                           re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PartNote:
+    """One source statement about a component: ``zh`` / ``en`` the sentence (attributed),
+    ``provenance`` its source span, ``kind`` which rule of the module found it (``host``,
+    ``duan``, ``own``, ``unihan``)."""
+
+    zh: str
+    en: str
+    provenance: tuple[Provenance, ...]
+    kind: str
+
+
+def _names(name: str, text: str, host: set[str]) -> bool:
+    """Whether ``text`` writes component ``name`` (as itself or a form of it), not as the host."""
+    return any(ch not in host and (ch == name or same_component(ch, name)) for ch in set(text) if re.match(_HAN, ch))
+
+
+def host_entries(record: GlyphRecord, index: EvidenceIndex, provs: list[Provenance] = ()) -> list[str]:
+    """Shuowen entry ids of the record's own head (its character, traditional form or the
+    seal form it writes), from the component provenance first, then the record's texts."""
+    own = {record.character, record.traditional, record.form} - {None}
+    ids = [p.entry_id for p in provs if p.source in ("shuowen", "duan")]
+    ids += [k.partition(":")[2] for k in record.raw if k.startswith(("shuowen:", "duan:"))]
+    return [i for i in dict.fromkeys(ids) if index.shuowen_entry(i).get("wordhead") in own]
+
+
+def _clauses(explanation: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE.split(explanation) if c.strip()]
+
+
+def _is_formula(clause: str) -> bool:
+    return _FORMULA.match(clause) is not None
+
+
+def host_clause(index: EvidenceIndex, entry_id: str, name: str, others: list[str], host: set[str], *,
+                duan: bool) -> PartNote | None:
+    """Rule 1 of the module: the clause of the head's Shuowen text that explains part
+    ``name`` (Duan's marker when ``duan``; else a clause naming it with another of
+    ``others``, or next to the formula). None when the text has none."""
+    e = index.shuowen_entry(entry_id)
+    expl = e.get("explanation") or ""
+    if duan:
+        for quote, note in parse_duan_raw(index.duan_notes.get(entry_id, "")):
+            m = _DUAN_PART.search(note)
+            marked = m is not None and same_component(m.group(1) or m.group(2), name)
+            if marked or (_DUAN_WHOLE.search(note) and _names(name, quote, host)):
+                text = "，".join(c for c in _clauses(quote) if not _is_formula(c) and not _BAD.search(c))
+                if text and len(text) <= MAX_LEN:
+                    mark = (m.group(0) if marked else _DUAN_WHOLE.search(note).group(0))
+                    return PartNote(f"《说文》：「{text}」（段注：{mark}）", f"Shuowen: {text} (Duan: {mark})",
+                                    (Provenance(source="duan", entry_id=entry_id, span=f"{quote}｜{mark}",
+                                                rule="qa.comi.host_clause"),), "host")
+    clauses = _clauses(expl)
+    sents = [x for x in _SENT.split(expl) if x.strip()]
+    gloss = set(_clauses(sents[0])) if sents else set()
+    formula_at = [i for i, c in enumerate(clauses) if _is_formula(c) and not c.startswith("象")]
+    for i, c in enumerate(clauses):
+        if c in gloss or not _explains(c, name, host):
+            continue
+        with_other = any(_names(o, c, host) for o in others if not same_component(o, name))
+        if with_other or any(abs(i - j) == 1 for j in formula_at):
+            return PartNote(f"《说文》：「{c}」", f"Shuowen: {c}",
+                            (Provenance(source="shuowen", entry_id=entry_id, span=c, rule="qa.comi.host_clause"),),
+                            "host")
+    return _gloss_naming(index, entry_id, name, host, sents[0] if sents else "", duan=duan)
+
+
+def _explains(clause: str, name: str, host: set[str]) -> bool:
+    """A clause that may explain part ``name``: it names it, and it is no formula, no
+    other-sense (一曰), reading (讀若) or radical (凡…之屬) clause, no phonetic statement."""
+    return (not _is_formula(clause) and not clause.startswith(_NOT_EXPLANATION) and not _BAD.search(clause)
+            and len(re.sub(r"[\W也]", "", clause)) > 1 and len(clause) <= MAX_LEN and "聲" not in clause and "之屬" not in clause
+            and _names(name, clause, host))
+
+
+def _gloss_naming(index: EvidenceIndex, entry_id: str, name: str, host: set[str], first: str, *,
+                  duan: bool) -> PartNote | None:
+    """The head's gloss sentence when it names the part (崇 「山大而高也」 in Duan's edition,
+    魝 「楚人謂治魚也」): what the character means, in words that show what the part is for.
+    Duan's edition first where he may be quoted (he emends 崇 「嵬高也」 to 「山大而高也」)."""
+    bare = lambda t: re.sub(r"[\W也]", "", t)  # noqa: E731
+    if duan:
+        pairs = parse_duan_raw(index.duan_notes.get(entry_id, ""))
+        quote = pairs[0][0] if pairs else ""
+        text = _naming_part(quote, name, host)
+        if text and bare(quote) != bare(first):
+            return PartNote(f"段注本《说文》：「{text}」", f"Shuowen (Duan's edition): {text}",
+                            (Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.comi.host_gloss"),), "host")
+    text = _naming_part(first, name, host)
+    if text:
+        return PartNote(f"《说文》：「{text}」", f"Shuowen: {text}",
+                        (Provenance(source="shuowen", entry_id=entry_id, span=text, rule="qa.comi.host_gloss"),), "host")
+    return None
+
+
+def _naming_part(sentence: str, name: str, host: set[str]) -> str | None:
+    """The clauses of a gloss sentence up to the first one naming the part, when that
+    says more than the part's name (江 「水」, 楊 「木也」 only class the word: no content)."""
+    out = []
+    for c in _clauses(sentence):
+        if _is_formula(c) or c.startswith(("象", *_NOT_EXPLANATION)):
+            break
+        out.append(c)
+        if _explains(c, name, host):
+            text = "，".join(out)
+            return text if len(re.sub(r"[\W也]", "", text)) > 1 else None
+    return None
+
+
+def relation_clause(index: EvidenceIndex, entry_id: str, name: str, parts: list[str], host: set[str]
+                    ) -> PartNote | None:
+    """The head's Shuowen formula when it says how the parts are put together, not only
+    which they are (縣 「从系持𥄉」, 「从人在土上」): a 从 clause naming ``name`` with a word that
+    is none of the ``parts`` (持, 在, 上). None for a bare list (从車从斤, 从水工聲)."""
+    expl = index.shuowen_entry(entry_id).get("explanation") or ""
+    for c in _clauses(expl):
+        if not c.startswith(("从", "從")) or not _names(name, c, host) or "聲" in c or _BAD.search(c):
+            continue
+        rest = [ch for ch in c if ch not in "从從省亦二三四" and ch not in host
+                and not any(same_component(ch, p) for p in parts)]
+        if rest and len(c) <= 12:
+            return PartNote(f"《说文》：「{c}」", f"Shuowen: {c}",
+                            (Provenance(source="shuowen", entry_id=entry_id, span=c, rule="qa.comi.relation"),), "host")
+    return None
+
+
+def duan_part_note(index: EvidenceIndex, entry_id: str, name: str, host: set[str]) -> PartNote | None:
+    """Rule 2: Duan's own sentence on part ``name`` in the head's entry: what he says before
+    「故从X」 (閹 「此豎則奄人也。故从奄」), or a sentence 「X者、…也」 (斬 「斤者、鈇鉞之類也」)."""
+    for _quote, note in parse_duan_raw(index.duan_notes.get(entry_id, "")):
+        sents = [s.strip() for s in note.split("。") if s.strip()]
+        for k, s in enumerate(sents):
+            m = _DUAN_GU.search(s)
+            if m and same_component(m.group(1), name):
+                before = s[:m.start()].rstrip("、，")
+                why = before if len(before) >= 4 else (sents[k - 1] if k > 0 else "")
+                if why and len(why) <= MAX_LEN and not _BAD.search(why) and why[-1] not in "曰云":
+                    text = f"{why}，{m.group(0)}" if why != before else f"{s}"
+                    return PartNote(f"段注：「{text}」", f"Duan: {text}",
+                                    (Provenance(source="duan", entry_id=entry_id, span=text, rule="qa.comi.duan_part"),),
+                                    "duan")
+            z = _DUAN_ZHE.match(s)
+            if z and same_component(z.group(1), name) and z.group(1) not in host and not _BAD.search(s):
+                return PartNote(f"段注：「{s}」", f"Duan: {s}",
+                                (Provenance(source="duan", entry_id=entry_id, span=s, rule="qa.comi.duan_part"),),
+                                "duan")
+    return None
+
+
+def _head_of(index: EvidenceIndex, name: str) -> str | None:
+    """The Shuowen head a component name is: itself, else its radical alias (氵 -> 水)
+    or its traditional form (门 -> 門) when that is a head."""
+    from builder import aliases
+    from builder.qa.component_names import canonical_component
+
+    for cand in (name, aliases.canonical(name), canonical_component(name)):
+        if cand and index.heads.get(cand):
+            return cand
+    return None
+
+
+_FORMS_TALK = re.compile(r"古文|籒文|籀文|篆文|奇字|如此|之屬|[東西南北中]方之行|^.者|[說説]$")
+_DEPICTS = re.compile(r"象")
+
+
+def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | None:
+    """Rule 3: the component character's own Shuowen gloss, attributed (頁 「頭也」, 欠
+    「張口气悟也」). Sound-gloss sentences go (:mod:`builder.qa.soundgloss`), and so do the
+    sentences explaining the pun (山 「宣也。宣气散…」 keeps only 「生萬物，有石而高」), the
+    五行 ones (木 「東方之行」) and those about other written forms (古文…如此). The gloss
+    comes first; where it is one or two characters and Shuowen also says what the graph
+    depicts, the depiction comes first (馬 「象馬頭髦尾四足之形」: Shuowen's one-character
+    glosses of such heads, 「怒也。武也」, are sound-glosses the readings do not always show,
+    while 頁 「頭也」 has no depiction and stays); else a
+    formula that describes the graph (門 「从二戶」). None when the component is no head,
+    the text names the host (系 「縣也」 in 縣: circular), or nothing is left."""
+    head = _head_of(index, name)
+    if head is None:
+        return None
+    entry_id = index.heads[head][0]
+    expl = index.shuowen_entry(entry_id).get("explanation") or ""
+    sents = _gloss_sentences(expl, head, index.readings)
+    depict = [x for x in sents if _DEPICTS.search(x)]
+    glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x) and not x.startswith(("从", "從"))]
+    shapes = [x for x in sents if re.match(r"^[从從][二三四]", x) and x.count("从") + x.count("從") == 1]
+    first = glosses[:1]
+    if first and len(re.sub(r"[\W也]", "", first[0])) <= 2:
+        order = depict + first + shapes  # 馬 「怒也」: the depiction says more
+    else:
+        order = first + depict + shapes
+    for gloss in order:
+        if len(gloss) <= MAX_LEN and not any(h in gloss for h in host):
+            return PartNote(f"{head}，《说文》：「{gloss}」", f"{head}, Shuowen: {gloss}",
+                            (Provenance(source="shuowen", entry_id=entry_id, span=gloss, rule="qa.comi.own_gloss"),),
+                            "own")
+    return None
+
+
+def _gloss_sentences(expl: str, head: str, readings) -> list[str]:
+    """The sentences of a head's own text that may say what it is: no 凡…之屬 / 讀若 / 一曰
+    sentence, no sound-gloss, no sentence about other forms; a sentence explaining a dropped
+    sound-gloss keeps only its clauses without the pun word."""
+    sents = [s.rstrip("。；").strip() for s in re.split(r"[。；]", expl) if s.strip()]
+    out, pun = [], None
+    for k, s in enumerate(sents):
+        if s.startswith(_NOT_EXPLANATION) or _BAD.search(s) or _FORMS_TALK.search(s) or s == "象形":
+            continue
+        if readings is not None and (soundgloss.sentence_is_sound_gloss(s, head, readings)
+                                     or soundgloss._pun_explained(sents[k:], head, readings)):
+            pun = re.sub(r"[也，、\s]", "", s)
+            continue
+        if pun and s.startswith(pun):
+            rest = "，".join(c for c in _clauses(s) if pun not in c)
+            if len(rest) >= 4:
+                out.append(rest)
+            continue
+        out.append(s)
+    return out
+
+
+def unihan_definition(index: EvidenceIndex, name: str) -> PartNote | None:
+    """Rule 4 (JieZi-Dataset): Unihan's ``kDefinition`` of the component character,
+    attributed to Unihan, its radical-number notes dropped. None when Unihan gives none, or
+    when the character is also the simplified form of another (广 for 廣, 厂 for 廠, 儿 for
+    兒: Unihan then defines that other word, not the part)."""
+    from builder import aliases
+
+    simplified = index.modern.simplified_forms() if index.modern is not None else frozenset()
+    for cand in (name, aliases.canonical(name)):
+        if cand in simplified:
+            return None  # 广 「wide」 and 厂 「factory」 define 廣 and 廠, which they also write
+        d = _RADICAL_NOTE.sub("", (index.definitions or {}).get(cand, "")).strip(" ;,")
+        if d:
+            return PartNote(f"{cand}，Unihan 释义：{d}", f"{cand}, Unihan: {d}",
+                            (Provenance(source="unihan", entry_id=f"U+{ord(cand):04X}", span=d,
+                                        rule="qa.comi.unihan_definition"),), "unihan")
+    return None
+
+
+def load_definitions(sources_dir, skips) -> dict[str, str]:
+    """Unihan ``kDefinition`` per character (``Unihan_Readings.txt`` of the source cache,
+    ``sources_dir`` else the default cache); ``{}``, logged in ``skips`` (kind
+    ``no-unihan-definitions``), when it cannot be read."""
+    from builder.sources import registry
+
+    out: dict[str, str] = {}
+    try:
+        path = registry.resolve_sources_dir(sources_dir) / "unihan" / "Unihan_Readings.txt"
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if "\tkDefinition\t" in line:
+                    cp, _, value = line.rstrip("\n").split("\t", 2)
+                    out[chr(int(cp[2:], 16))] = value.strip()
+    except (OSError, ValueError, registry.SourceError) as exc:
+        skips.add("unihan", str(sources_dir or "default cache"), f"Unihan definitions not loaded: {exc}",
+                  kind="no-unihan-definitions")
+    return out
