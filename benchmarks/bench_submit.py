@@ -1,4 +1,4 @@
-"""Speed of a leaderboard submission (``harness.leaderboard.submit``): prints figures, asserts nothing.
+"""Speed of a leaderboard submission (``harness.board.leaderboard.submit``): prints figures, asserts nothing.
 
 Target (issue 16 item 5): a valid submission of a full-bench predictions file (~8K rows,
 one per bench question) finishes in seconds; exact metrics ~1 s of scoring.
@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import datasets  # noqa: E402
 
-from harness import leaderboard as lb  # noqa: E402
+from harness.board import leaderboard as lb  # noqa: E402
 from harness.bench import load_bench  # noqa: E402
 from metrics.acce import bertscore as bs  # noqa: E402
 from metrics.acce import core  # noqa: E402

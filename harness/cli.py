@@ -1,14 +1,14 @@
 """`jiezi` commands of the harness stage (registered by jiezi_cli.py).
 
 - ``jiezi eval --model SPEC --bench PATH_OR_ID --output DIR``: run a model over
-  JieZi-Bench, write predictions.jsonl and results.json (harness/run.py).
+  JieZi-Bench, write predictions.jsonl and results.json (harness/eval/run.py).
 - ``jiezi leaderboard submit predictions.jsonl --model-name NAME``: validate, score and
-  store a submission (harness/leaderboard.py).
+  store a submission (harness/board/leaderboard.py).
 - ``jiezi leaderboard show``: print the leaderboard with the paper's Table 10 rows.
 - ``jiezi leaderboard verify ROW``: re-score a stored row from its predictions and check its scores.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
 
-The ``--model`` forms come from the backend registry (``harness.backends.BACKENDS``).
+The ``--model`` forms come from the backend registry (``harness.eval.backends.BACKENDS``).
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from typing import Optional
 
 import typer
 
-from harness.backends import BACKENDS, ModelSpecError
+from harness.eval.backends import BACKENDS, ModelSpecError
 from harness.bench import BenchError
-from harness.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
-from harness.lmms import write_task_folder
-from harness.official import (
+from harness.board.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
+from harness.interop.lmms import write_task_folder
+from harness.interop.official import (
     OfficialLayoutError,
     import_official_bench,
     import_official_dataset,
 )
-from harness.protocol_paper import evaluate_paper, print_paper_results
-from harness.run import EvalOptions, RunError, evaluate
+from harness.eval.protocol_paper import evaluate_paper, print_paper_results
+from harness.eval.run import EvalOptions, RunError, evaluate
 from harness.scoring import ScoringSetupError
 from metrics.acce import labels
 from metrics.acce.bertscore import OFFLINE_MODELS

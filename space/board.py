@@ -1,4 +1,4 @@
-"""The leaderboard and submission tabs over ``harness.leaderboard`` (the code path of
+"""The leaderboard and submission tabs over ``harness.board.leaderboard`` (the code path of
 ``jiezi leaderboard submit|show``): a table frame, a comparison chart, and a submit
 wrapper that turns every rejection into a plain-words message.
 """
@@ -66,7 +66,7 @@ def bench_label(row) -> str:
         return PAPER_BENCH
     d = row.details or {}
     bench = d.get("bench") or {}
-    # the run record (``details["run"]``, harness.leaderboard.run_record) names the protocol
+    # the run record (``details["run"]``, harness.board.leaderboard.run_record) names the protocol
     protocol = d.get("protocol") or (d.get("run") or {}).get("protocol") or getattr(row, "protocol", None)
     protocol_name = protocol.get("name") if isinstance(protocol, dict) else protocol
     scoring = getattr(row, "scoring", None)  # issue 13: reference | jiezi; never ranked together
@@ -112,7 +112,7 @@ def table(board_dir: str | Path | None):
     :class:`BoardUnavailable` when the board cannot be read.
     """
     import pandas as pd
-    from harness import leaderboard
+    from harness.board import leaderboard
 
     try:
         rows = leaderboard.table(board_dir)
@@ -194,7 +194,7 @@ def chart(frame, models: list[str]):
 
 
 def submit(config, data: bytes | None, model_name: str, form_meta: dict | None, progress=None) -> str:
-    """Submit one upload through ``harness.leaderboard.submit`` (the CLI's code path).
+    """Submit one upload through ``harness.board.leaderboard.submit`` (the CLI's code path).
 
     ``config``: the :class:`space.data.SpaceConfig` (board folder, bench, upload limit,
     scorer); ``data``: the uploaded bytes (the file name is never used); ``form_meta``:
@@ -203,8 +203,8 @@ def submit(config, data: bytes | None, model_name: str, form_meta: dict | None, 
     Returns a markdown message: the new or existing row with the seconds it took, or the
     reason for rejection (a missing file and an empty, 0-byte file each have their own).
     """
-    from harness.leaderboard import SubmissionError
-    from harness.leaderboard import submit as harness_submit
+    from harness.board.leaderboard import SubmissionError
+    from harness.board.leaderboard import submit as harness_submit
 
     if data is None:
         return "✕ **Rejected**: no file uploaded: choose your predictions.jsonl first."

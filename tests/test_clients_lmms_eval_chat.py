@@ -20,9 +20,9 @@ from harness_fixtures import build_hub_folders
 from test_harness_openai import ChatServer
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
-from harness.lmms import write_task_folder
-from harness.lmms_import import LmmsLogError, read_lmms_log
+from harness.board import leaderboard as lb
+from harness.interop.lmms import write_task_folder
+from harness.interop.lmms_import import LmmsLogError, read_lmms_log
 from jiezi_cli import app
 from metrics.acce.judge import OpenAIJudge
 
@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 def add_images_config(bench: Path) -> None:
     """Give a fixture bench the ``images`` config (one row per image, the eight-field
     reference) that the published bench has and the paper task reads."""
-    from harness.protocol_paper import load_paper_images
+    from harness.eval.protocol_paper import load_paper_images
 
     ds, _ = load_paper_images(bench)
     (bench / "images").mkdir()
@@ -146,7 +146,7 @@ def _openai_runs(bench, tmp_path, server):
 
 def test_the_llm_judge_path_scores_as_our_judge(tmp_path):
     """EVOI through lmms_eval.llm_judge (the lmms-eval client, our prompts) equals our own judge."""
-    from harness.lmms_judge import LmmsEvalJudge
+    from harness.interop.lmms_judge import LmmsEvalJudge
     from metrics.acce.core import score
 
     server = ChatServer()

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from harness.backends import BACKENDS, Backend, ModelSpec, ModelSpecError, parse_model_spec
-from harness.run import EvalOptions, RunError, evaluate
+from harness.eval.backends import BACKENDS, Backend, ModelSpec, ModelSpecError, parse_model_spec
+from harness.eval.run import EvalOptions, RunError, evaluate
 from harness_fixtures import build_hub_folders
 
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from harness.backends import HFBackend, ModelSpec, auto_device
+from harness.eval.backends import HFBackend, ModelSpec, auto_device
 from harness.bench import load_bench
-from harness.run import EvalOptions, evaluate
-from harness.sampling import stratified_sample
+from harness.eval.run import EvalOptions, evaluate
+from harness.eval.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
 from tiny_vlm import build_tiny_vlm
 

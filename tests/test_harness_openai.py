@@ -22,8 +22,8 @@ import pytest
 from PIL import Image
 
 from harness.bench import load_bench
-from harness.run import EvalOptions, evaluate
-from harness.sampling import stratified_sample
+from harness.eval.run import EvalOptions, evaluate
+from harness.eval.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
 
 REPO = Path(__file__).resolve().parent.parent
@@ -181,7 +181,7 @@ def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failu
 
 
 def test_a_run_whose_first_answers_all_fail_stops_early_and_a_rerun_completes(hub, server, tmp_path, monkeypatch):
-    import harness.run as run
+    import harness.eval.run as run
 
     monkeypatch.setattr(run, "FAIL_FAST_AFTER", 5)
     n = len(load_bench(hub["bench"], "all", "test"))
@@ -288,7 +288,7 @@ def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, 
 
 
 def test_a_run_with_no_answer_at_all_is_not_scored_and_a_partial_one_warns(hub, server, tmp_path):
-    import harness.run as run
+    import harness.eval.run as run
 
     server.fail = ("",)
     out = tmp_path / "run"

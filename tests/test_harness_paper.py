@@ -19,17 +19,17 @@ import pytest
 from harness_fixtures import build_hub_folders
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
-from harness.backends import image_data_url
+from harness.board import leaderboard as lb
+from harness.eval.backends import image_data_url
 from harness.bench import load_bench
-from harness.official import (
+from harness.interop.official import (
     import_official_bench,
     import_official_dataset,
     read_official_bench,
 )
 from harness.prompts import PAPER_PROMPT
-from harness.protocol_paper import evaluate_paper, load_paper_images
-from harness.run import EvalOptions
+from harness.eval.protocol_paper import evaluate_paper, load_paper_images
+from harness.eval.run import EvalOptions
 from jiezi_cli import app
 from metrics.acce.paper import REFERENCE_FIELDS
 
@@ -364,7 +364,7 @@ def test_paper_predictions_without_a_run_record_and_wrong_modes(hub, tmp_path):
 
 def test_paper_run_revision_is_pinned_and_recorded(hub, tmp_path, monkeypatch):
     from harness import bench as bench_module
-    from harness import protocol_paper
+    from harness.eval import protocol_paper
 
     res = CliRunner().invoke(app, ["eval", "--model", "retrieval", "--bench", str(hub["bench"]), "--protocol", "paper",
                                    "--revision", "main", "--output", str(tmp_path / "refused"), "--no-progress"])

@@ -11,9 +11,9 @@ import pytest
 from test_harness_openai import ChatServer, _opts
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
-from harness import thinking
-from harness.run import EvalOptions, RunError, evaluate
+from harness.board import leaderboard as lb
+from harness.eval import thinking
+from harness.eval.run import EvalOptions, RunError, evaluate
 from harness_fixtures import build_hub_folders
 from jiezi_cli import app
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
+from harness.board import leaderboard as lb
 from harness.bench import load_bench
-from harness.run import EvalOptions, evaluate
+from harness.eval.run import EvalOptions, evaluate
 from harness_fixtures import build_hub_folders
 from jiezi_cli import app
 
@@ -370,7 +370,7 @@ def test_a_submission_reads_the_bench_once_and_names_the_bertscore_model(hub, tm
 def _paper_file(bench, output=None):
     """One line per bench image (the `jiezi eval --protocol paper` shape); ``output`` None:
     the image's own reference JSON (every field right)."""
-    from harness.protocol_paper import load_paper_images
+    from harness.eval.protocol_paper import load_paper_images
 
     ds, _ = load_paper_images(bench)
     lines = [json.dumps({"id": i, "output": ref if output is None else output}, ensure_ascii=False)

@@ -378,7 +378,7 @@ def test_space_bundle_is_self_contained(data, tmp_path):
             "from space.data import SpaceConfig; "
             f"d = app.build_app(SpaceConfig(bench={str(data['bench'])!r}, dataset={str(data['dataset'])!r}, "
             f"board={str(tmp_path / 'b')!r})); "
-            "import harness.leaderboard, harness.retrieval, harness.backends, metrics.acce.core; "
+            "import harness.board.leaderboard, harness.baselines.retrieval, harness.eval.backends, metrics.acce.core; "
             "print(json.dumps({m.__name__: m.__file__ for m in list(sys.modules.values()) "
             "if m.__name__.split('.')[0] in ('space', 'harness', 'metrics', 'builder', 'training') "
             "and getattr(m, '__file__', None)}))")
@@ -386,7 +386,7 @@ def test_space_bundle_is_self_contained(data, tmp_path):
                           env={"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     files = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert {"space.data", "space.board", "harness.leaderboard", "harness.retrieval", "metrics.acce.core"} <= set(files)
+    assert {"space.data", "space.board", "harness.board.leaderboard", "harness.baselines.retrieval", "metrics.acce.core"} <= set(files)
     outside = {k: v for k, v in files.items() if not Path(v).resolve().is_relative_to(out.resolve())}
     assert not outside
     res = CliRunner().invoke(cli, ["space-bundle", "--output", str(out)])
@@ -445,7 +445,7 @@ def exegesis_html_of(ex):
 
 
 def test_clean_facts_drops_non_answers():
-    from harness.retrieval import clean_facts
+    from harness.baselines.retrieval import clean_facts
 
     facts = clean_facts("巳", {"original_meaning": "巳。", "components": [{"name": "⿱竹𦻍"}, {"name": "竹"}]})
     assert "original_meaning" not in facts and [c["name"] for c in facts["components"]] == ["竹"]

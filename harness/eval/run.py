@@ -3,7 +3,7 @@
 :func:`evaluate` loads the bench (``datasets.load_dataset(path_or_id, config,
 split=...)``), asks the model every question (bounded concurrency, batches for ``hf:``,
 a progress bar), appends each answer to ``OUTPUT/predictions.jsonl`` as it arrives
-(:mod:`harness.predlog`), and scores the answers with the ACCE metric core into
+(:mod:`harness.eval.predlog`), and scores the answers with the ACCE metric core into
 ``OUTPUT/results.json``.
 
 A backend that reads the bench images itself (``ocr``, ``fused``) reads every distinct
@@ -51,9 +51,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hub import templates as qa_templates
-from harness import prompts, strategies
-from harness import thinking as thinking_setting
-from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
+from harness import prompts
+from harness.eval import strategies
+from harness.eval import thinking as thinking_setting
+from harness.eval.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import (
     META_COLUMNS,
     bench_identity,
@@ -65,10 +66,10 @@ from harness.bench import (
     row_image,
     undecoded,
 )
-from harness.embed import make_embedder
-from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
-from harness.retrieval import Gallery, embed_images
-from harness.sampling import keep_config_fields, restrict_metrics, stratified_sample
+from harness.baselines.embed import make_embedder
+from harness.eval.predlog import PredictionLog, atomic_write_json, check_run_identity
+from harness.baselines.retrieval import Gallery, embed_images
+from harness.eval.sampling import keep_config_fields, restrict_metrics, stratified_sample
 from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
 from metrics.acce import labels
 from metrics.acce.core import parse_answer
@@ -88,7 +89,7 @@ class EvalOptions:
     """Options of one ``jiezi eval`` run (the CLI flags of the same names).
 
     ``limit``: N rows of the split, a stratified sample (script x subtask) drawn with
-    ``seed`` (:func:`harness.sampling.stratified_sample`, recorded in results.json
+    ``seed`` (:func:`harness.eval.sampling.stratified_sample`, recorded in results.json
     ``bench.sample``); ``concurrency``: parallel backend calls (default
     per backend: openai 8, hf 1, retrieval 1); ``batch_size``: questions per hf call;
     ``strategy``: zero-shot | icl | rag | dict; ``paraphrases``: extra wordings per
@@ -99,7 +100,7 @@ class EvalOptions:
     ``judge``: see :func:`harness.scoring.make_judge`; ``score``: False skips results.json;
     ``bertscore``: False reports ORIM/COMI as not computed without loading a model;
     ``thinking`` (on / off; None = the backend's default) and ``thinking_budget`` (a
-    reasoning effort): :mod:`harness.thinking`, recorded in results.json ``model.thinking``;
+    reasoning effort): :mod:`harness.eval.thinking`, recorded in results.json ``model.thinking``;
     ``revision``: branch, tag or commit of a Hub repo-id bench, pinned to its commit
     (``harness.bench.resolve_revision``) and recorded in results.json.
     """
@@ -135,7 +136,7 @@ class EvalOptions:
     progress: bool = True
     score: bool = True
     bertscore: bool = True
-    sample: dict | None = None  # set by the run: the --limit draw (harness.sampling)
+    sample: dict | None = None  # set by the run: the --limit draw (harness.eval.sampling)
 
 
 def predictions_path(output: Path, wording: int = 0) -> Path:
@@ -473,7 +474,7 @@ def _results_head(opts: EvalOptions, spec, backend, gallery, bench_fp: str, meta
     prompted = BACKENDS[spec.kind].prompted
     return {
         "format": RESULTS_FORMAT,
-        "protocol": "per-question", "scoring": "jiezi",  # issue 13: see harness/protocol_paper.py
+        "protocol": "per-question", "scoring": "jiezi",  # issue 13: see harness/eval/protocol_paper.py
         "model": {"spec": str(spec), **backend.settings()},
         "bench": {**bench_identity(opts.bench, revision), "config": opts.config, "split": opts.split,
                   "fingerprint": bench_fp, "rows": len(metas), "images": len({m["image_id"] for m in metas}),
@@ -556,7 +557,7 @@ def evaluate(opts: EvalOptions) -> dict:
     """Run ``opts.model`` over the bench and write predictions and results (see module
     docstring). Returns the results dict (also written to ``OUTPUT/results.json`` unless
     ``opts.score`` is False). Raises :class:`RunError`, ``harness.bench.BenchError``,
-    ``harness.backends.ModelSpecError`` or ``harness.scoring.ScoringSetupError`` with a
+    ``harness.eval.backends.ModelSpecError`` or ``harness.scoring.ScoringSetupError`` with a
     message naming the problem; a backend failure on one item is recorded, not raised.
     """
     t_start = time.time()

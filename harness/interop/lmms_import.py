@@ -4,7 +4,7 @@ predictions (the same answers give the same row).
 
 lmms-eval 0.7.3 writes, per run, ``DIR/<model>/<stamp>_results.json`` and one
 ``<stamp>_samples_<task>.jsonl`` per task; each sample line carries the payloads our
-``process_results`` hook returned (``harness/lmms_eval_tasks/jiezi_bench/utils.py``):
+``process_results`` hook returned (``harness/interop/lmms_eval_tasks/jiezi_bench/utils.py``):
 ``{metric: {"id", "prediction", "reference", ...}}``. :func:`read_lmms_log` takes the
 answers from them: the per-question tasks (``jiezi_bench_l1`` .. ``_l4``; a component
 question asked in L2 and in L4 keeps its first answer, a differing second one is

@@ -9,7 +9,7 @@ judge_type="score", score_range=(0, 4)))`` makes the provider (``openai``, ``azu
 :func:`metrics.acce.judge.build_messages` goes out as one ``Request(messages=...)`` and the
 reply is parsed by :func:`metrics.acce.judge.parse_score` (one integer 0-4, x25).
 
-The task hooks (``harness/lmms_eval_tasks/jiezi_bench/utils.py``) use it when
+The task hooks (``harness/interop/lmms_eval_tasks/jiezi_bench/utils.py``) use it when
 ``$JIEZI_JUDGE_MODEL`` is set: ``$JIEZI_LMMS_JUDGE_SERVER`` names the provider (default
 ``openai``); lmms-eval's OpenAI provider reads ``$OPENAI_API_URL`` and ``$OPENAI_API_KEY``,
 and ``$JIEZI_JUDGE_BASE_URL`` / ``$JIEZI_JUDGE_API_KEY`` stand in for them when given.

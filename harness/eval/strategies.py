@@ -13,7 +13,7 @@
   entries (headword, reading, structure, formation, components, meaning, evolution).
 
 The paper retrieved with SigLIP2; this project retrieves with the glyph embedder of
-:mod:`harness.embed` (the one the retrieval baseline uses), and records that in
+:mod:`harness.baselines.embed` (the one the retrieval baseline uses), and records that in
 results.json. Texts are in :mod:`harness.prompts` under ``PROMPT_VERSION``.
 """
 

@@ -68,9 +68,9 @@ from harness.bench import (
     load_bench,
     resolve_revision,
 )
-from harness.protocol_paper import load_paper_images
+from harness.eval.protocol_paper import load_paper_images
 from harness.scoring import make_judge, resolve_bertscore_model, score_rows, scorer_settings
-from harness.thinking import label as thinking_label
+from harness.eval.thinking import label as thinking_label
 from metrics.acce import labels
 from metrics.acce.paper import score_paper
 
@@ -119,7 +119,7 @@ class Row:
     @property
     def thinking(self) -> str:
         """The run's thinking setting in short (``on``, ``off``, ``on (high)``, ``unknown``;
-        :mod:`harness.thinking`): a model may have one row per setting."""
+        :mod:`harness.eval.thinking`): a model may have one row per setting."""
         return thinking_label(((self.details or {}).get("run") or {}).get("thinking"))
 
 
@@ -339,7 +339,7 @@ def content_id(rows: list[dict]) -> str:
 
 def row_id(rows: list[dict], run: dict | None) -> str:
     """A per-question row's id: :func:`content_id`, and for a run that recorded thinking on
-    or off (:mod:`harness.thinking`) that setting too, so the same model may hold one row
+    or off (:mod:`harness.eval.thinking`) that setting too, so the same model may hold one row
     per setting even where two settings gave the same answers; unknown keeps the bare
     content id (rows of earlier versions keep theirs)."""
     label = thinking_label((run or {}).get("thinking"))
@@ -486,8 +486,8 @@ def _scored_by(result: dict) -> dict | None:
             "hidden_states_used": info.get("hidden_states_used"), "bert_score": info.get("bert_score")}
 
 
-RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.run's results.json
-# Backend settings that change answers (harness.run keeps the same ones in run.json).
+RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.eval.run's results.json
+# Backend settings that change answers (harness.eval.run keeps the same ones in run.json).
 _DECODING_KEYS = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "decoding", "dtype", "retrieval",
                   "k", "temperature_softmax", "embedder", "gallery_fingerprint", "thinking")
 
@@ -495,7 +495,7 @@ _DECODING_KEYS = ("backend", "model", "max_tokens", "max_new_tokens", "temperatu
 def run_record(results: dict | None, board: Board) -> dict:
     """What produced a submission, from the ``results.json`` that ``jiezi eval`` wrote beside
     its predictions: ``model_spec``, ``prompt_version``, ``decoding`` (the backend settings
-    that change answers), ``image_size``, ``strategy``, ``thinking`` (:mod:`harness.thinking`;
+    that change answers), ``image_size``, ``strategy``, ``thinking`` (:mod:`harness.eval.thinking`;
     unknown when the run did not record it), ``protocol``, ``bench_fingerprint``,
     ``bench_revision``, ``bench_content_fingerprint``, ``packages``. Without one,
     ``{"recorded": False}`` and the bench's image sizes. Raises :class:`SubmissionError` when
@@ -661,7 +661,7 @@ def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None,
     ``results_path``: the run's results.json (default: ``results.json`` beside the
     predictions, when there is one), stored with the row (:func:`run_record`). ``path`` may
     also be an lmms-eval ``--log_samples --output_path`` folder of the JieZi tasks
-    (:mod:`harness.lmms_import`), scored like predictions of the same answers."""
+    (:mod:`harness.interop.lmms_import`), scored like predictions of the same answers."""
     p = Path(path)
     if p.is_dir():
         return _submit_lmms_log(p, model_name, _read_meta(meta_path), board_dir, results_path, **kwargs)
@@ -692,10 +692,10 @@ def _read_meta(meta_path: str | Path | None) -> dict | None:
 
 def _submit_lmms_log(folder: Path, model_name: str, meta: dict | None, board_dir: str | Path,
                      results_path: str | Path | None, **kwargs) -> Row:
-    """:func:`submit` of an lmms-eval ``--log_samples`` folder (:mod:`harness.lmms_import`):
+    """:func:`submit` of an lmms-eval ``--log_samples`` folder (:mod:`harness.interop.lmms_import`):
     its answers as predictions, its references checked against the board's bench, its run
     record built from the log. Raises :class:`SubmissionError`."""
-    from harness.lmms_import import LmmsLogError, read_lmms_log
+    from harness.interop.lmms_import import LmmsLogError, read_lmms_log
 
     if results_path or kwargs.get("results") is not None:
         raise SubmissionError("--results applies to a predictions.jsonl; an lmms-eval log folder carries its own record")
@@ -921,7 +921,7 @@ def paper_row_id(rows: list[dict], scoring: str) -> str:
 
 
 def _paper_images(board: Board) -> dict:
-    """The board's bench, one row per image (``harness.protocol_paper.load_paper_images`` at
+    """The board's bench, one row per image (``harness.eval.protocol_paper.load_paper_images`` at
     the board's revision): ``ids``, ``references`` (eight-field dicts) and ``fingerprint``
     of the image rows. Raises :class:`SubmissionError` when the bench changed since the
     board was created or has no image references."""

@@ -13,7 +13,7 @@ cosine similarity:
   activations (1280 channels) average-pooled, on a 96x96 input.
 
 - ``ppocr-v6``: the PP-OCRv6 recogniser's own sequence features
-  (:class:`harness.ocr.RecogniserEmbedder`, 720 numbers; needs ``pip install onnx``).
+  (:class:`harness.baselines.ocr.RecogniserEmbedder`, 720 numbers; needs ``pip install onnx``).
 
 Why HOG is the default: ``benchmarks/bench_retrieval.py --proxy`` measures top-1
 nearest-neighbour character accuracy on glyphs never seen by the gallery (random
@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageFilter
 
-from harness.glyphnorm import MARGIN, ink_boxes, normalise_glyph, normalise_glyphs  # noqa: F401 (re-exported)
+from harness.baselines.glyphnorm import MARGIN, ink_boxes, normalise_glyph, normalise_glyphs  # noqa: F401 (re-exported)
 
 
 class HogEmbedder:
@@ -146,7 +146,7 @@ def make_embedder(name: str = "hog", **kwargs):
     if name in ("efficientnet-lite0", "efficientnet"):
         return EfficientNetEmbedder(**kwargs)
     if name == "ppocr-v6":
-        from harness.ocr import RecogniserEmbedder
+        from harness.baselines.ocr import RecogniserEmbedder
 
         return RecogniserEmbedder(**kwargs)
     raise ValueError(f"unknown embedder {name!r}; expected one of {list(EMBEDDERS)}")

@@ -2,7 +2,7 @@
 the offline ``retrieval`` baseline.
 
 A backend is a :class:`Backend` subclass registered in :data:`BACKENDS` under its
-``kind``; ``jiezi eval`` (:mod:`harness.run`) and the Space (``space/backends.py``) look a
+``kind``; ``jiezi eval`` (:mod:`harness.eval.run`) and the Space (``space/backends.py``) look a
 ``--model`` spec up there and never branch on the kind. Adding a backend = one subclass
 here (``kind``, ``spec_form``, :meth:`Backend.parse_spec`, :meth:`Backend.create`,
 ``settings``, ``generate``) and one line in :data:`BACKENDS`.
@@ -23,10 +23,10 @@ Model specs (``--model``):
 - ``hf:PATH_OR_ID``: a local transformers VLM (``AutoModelForImageTextToText`` +
   processor + chat template), batched, greedy; device auto: cuda, then npu (torch_npu),
   then cpu.
-- ``retrieval``: the offline JieZi baseline (:mod:`harness.retrieval`).
+- ``retrieval``: the offline JieZi baseline (:mod:`harness.baselines.retrieval`).
 - ``ocr[:MODEL[/closed]]``: PP-OCR from the ``rapidocr`` wheel reading the glyph, the
-  other levels from that character's records (:mod:`harness.ocr_baseline`).
-- ``fused[:MODEL]``: PP-OCR and retrieval deciding together (:mod:`harness.fusion`),
+  other levels from that character's records (:mod:`harness.baselines.ocr_baseline`).
+- ``fused[:MODEL]``: PP-OCR and retrieval deciding together (:mod:`harness.baselines.fusion`),
   the default of ``jiezi explain`` and the Space.
 """
 
@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from harness import thinking as thinking_setting
-from harness.retrieval import RetrievalSettings, build_baseline
+from harness.eval import thinking as thinking_setting
+from harness.baselines.retrieval import RetrievalSettings, build_baseline
 
 API_KEY_ENVS = ("OPENAI_API_KEY", "JIEZI_API_KEY")
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -96,10 +96,10 @@ class BackendOptions:
     ``dtype``, ``batch_size`` (questions per ``generate`` call, None = the backend's
     default): hf; ``gallery``: JieZi-Dataset folder or id, ``retrieval_k``,
     ``retrieval_temperature``, ``embedder``, ``cache_dir`` (embedding cache), ``progress``
-    (progress bars): the retrieval baseline (see :class:`harness.retrieval.RetrievalSettings`);
+    (progress bars): the retrieval baseline (see :class:`harness.baselines.retrieval.RetrievalSettings`);
     ``thinking`` (on / off / None) and ``thinking_budget`` (a reasoning effort): see
-    :mod:`harness.thinking`; ``ocr_detector``: the ocr / fused baselines also try PP-OCR's
-    text detector on a weak reading of a photo (:class:`harness.ocr.GlyphReader`; the Space sets it).
+    :mod:`harness.eval.thinking`; ``ocr_detector``: the ocr / fused baselines also try PP-OCR's
+    text detector on a weak reading of a photo (:class:`harness.baselines.ocr.GlyphReader`; the Space sets it).
     """
 
     max_new_tokens: int = 1024
@@ -115,7 +115,7 @@ class BackendOptions:
     embedder: str = "hog"
     cache_dir: Path | None = None
     progress: bool = True
-    thinking: str | None = None  # on | off | None (the default): harness/thinking.py
+    thinking: str | None = None  # on | off | None (the default): harness/eval/thinking.py
     thinking_budget: str | None = None
     ocr_detector: bool = False
 
@@ -386,7 +386,7 @@ class HFBackend(Backend):
         conversations = [r.messages for r in requests]
         # Qwen3.5's chat templates open a thinking block unless told not to; JieZi answers
         # (and the training recipes) have none, so off unless --thinking on. Templates
-        # without the switch ignore it (recorded as unknown: harness/thinking.py).
+        # without the switch ignore it (recorded as unknown: harness/eval/thinking.py).
         inputs = self.processor.apply_chat_template(
             conversations, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt",
             padding=True, enable_thinking=self._enable_thinking)
@@ -433,7 +433,7 @@ class RetrievalBackend(Backend):
 
     @property
     def gallery(self):
-        """The baseline's :class:`harness.retrieval.Gallery`."""
+        """The baseline's :class:`harness.baselines.retrieval.Gallery`."""
         return self.baseline.gallery
 
     def settings(self) -> dict:
@@ -478,7 +478,7 @@ class _ReadingBackend(Backend):
 
     @property
     def gallery(self):
-        """The baseline's :class:`harness.retrieval.Gallery`."""
+        """The baseline's :class:`harness.baselines.retrieval.Gallery`."""
         return self.baseline.gallery
 
     def settings(self) -> dict:
@@ -492,7 +492,7 @@ class _ReadingBackend(Backend):
 
     def read_images(self, images, image_ids: list[str], queries, cache: Path | None = None) -> None:
         """Read every image (cached in ``cache``, keyed by the caller), then decide each."""
-        from harness.ocr import read_dataset
+        from harness.baselines.ocr import read_dataset
 
         readings = read_dataset(self.baseline.read, images, cache)
         for j, (iid, reading) in enumerate(zip(image_ids, readings)):
@@ -517,7 +517,7 @@ class _ReadingBackend(Backend):
 
 
 class OCRBackend(_ReadingBackend):
-    """PP-OCR alone (:mod:`harness.ocr_baseline`): ``ocr`` = ``ocr:ppocr-v6`` (open
+    """PP-OCR alone (:mod:`harness.baselines.ocr_baseline`): ``ocr`` = ``ocr:ppocr-v6`` (open
     vocabulary), ``ocr:ppocr-v6/closed`` (the gallery's characters only)."""
 
     kind = "ocr"
@@ -525,8 +525,8 @@ class OCRBackend(_ReadingBackend):
 
     @classmethod
     def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
-        """``MODEL`` (a name of ``harness.ocr.MODELS``, default ppocr-v6), optionally ``/closed``."""
-        from harness.ocr import DEFAULT_MODEL, MODELS
+        """``MODEL`` (a name of ``harness.baselines.ocr.MODELS``, default ppocr-v6), optionally ``/closed``."""
+        from harness.baselines.ocr import DEFAULT_MODEL, MODELS
 
         name, _, mode = (rest or DEFAULT_MODEL).partition("/")
         name = name or DEFAULT_MODEL
@@ -538,8 +538,8 @@ class OCRBackend(_ReadingBackend):
     @classmethod
     def create(cls, spec: ModelSpec, options: BackendOptions) -> "OCRBackend":
         """The recogniser over ``options.gallery``'s records, with its fitted confidence."""
-        from harness.ocr import GlyphReader
-        from harness.ocr_baseline import build_ocr_baseline
+        from harness.baselines.ocr import GlyphReader
+        from harness.baselines.ocr_baseline import build_ocr_baseline
 
         name, _, mode = spec.name.partition("/")
         settings = RetrievalSettings(k=options.retrieval_k, temperature=options.retrieval_temperature,
@@ -553,15 +553,15 @@ class OCRBackend(_ReadingBackend):
 
 
 class FusedBackend(_ReadingBackend):
-    """PP-OCR and retrieval together (:mod:`harness.fusion`): ``fused`` = ``fused:ppocr-v6``."""
+    """PP-OCR and retrieval together (:mod:`harness.baselines.fusion`): ``fused`` = ``fused:ppocr-v6``."""
 
     kind = "fused"
     spec_form = "fused[:MODEL]"
 
     @classmethod
     def parse_spec(cls, spec: str, rest: str) -> ModelSpec:
-        """``MODEL``: a name of ``harness.ocr.MODELS`` (default ppocr-v6)."""
-        from harness.ocr import DEFAULT_MODEL, MODELS
+        """``MODEL``: a name of ``harness.baselines.ocr.MODELS`` (default ppocr-v6)."""
+        from harness.baselines.ocr import DEFAULT_MODEL, MODELS
 
         name = rest or DEFAULT_MODEL
         if name not in MODELS:
@@ -571,8 +571,8 @@ class FusedBackend(_ReadingBackend):
     @classmethod
     def create(cls, spec: ModelSpec, options: BackendOptions) -> "FusedBackend":
         """Gallery, recogniser and fitted fusion model of ``options``."""
-        from harness.fusion import build_fused
-        from harness.ocr import GlyphReader
+        from harness.baselines.fusion import build_fused
+        from harness.baselines.ocr import GlyphReader
 
         settings = RetrievalSettings(k=options.retrieval_k, temperature=options.retrieval_temperature,
                                      embedder=options.embedder)

@@ -2,7 +2,7 @@
 
 :class:`Gallery` embeds every glyph image of JieZi-Dataset's ``records`` config (one row
 per image: ``image``, ``character``, ``script``, ``record`` = GlyphRecord JSON, ``id``)
-with an embedder of :mod:`harness.embed`, caches the matrix on disk keyed by the
+with an embedder of :mod:`harness.baselines.embed`, caches the matrix on disk keyed by the
 gallery's content fingerprint and the embedder settings, and finds the nearest images by
 cosine similarity.
 
@@ -12,7 +12,7 @@ cosine similarity.
    (``T``: :attr:`RetrievalSettings.temperature`); the character with the largest summed
    weight is the answer, its script the weighted vote of that character's neighbours
    only (简体 counted with 楷书, as the scorer does) (:meth:`RetrievalBaseline.decide`);
-2. a calibrated confidence (:mod:`harness.abstention`: vote margin and top similarity,
+2. a calibrated confidence (:mod:`harness.baselines.abstention`: vote margin and top similarity,
    fitted on held-out gallery glyphs by :func:`fit_calibration`); below its
    threshold the baseline abstains and every question of the glyph stays unanswered
    (an empty answer, counted as unanswered and scored 0);
@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 
 from harness import render
-from harness.abstention import CALIBRATION_VERSION, CONDITIONS, Calibration, curves_by_script, fit_logistic
+from harness.baselines.abstention import CALIBRATION_VERSION, CONDITIONS, Calibration, curves_by_script, fit_logistic
 from harness.bench import fingerprint, load_gallery, load_training_turns
-from harness.embed import make_embedder
+from harness.baselines.embed import make_embedder
 from metrics.acce import labels
 from metrics.acce.core import parse_answer
 
@@ -138,7 +138,7 @@ class RetrievalSettings:
 
     ``k``: neighbours used (>= 1); ``temperature``: softmax temperature over cosine
     similarities (> 0; smaller trusts the first neighbour more); ``embedder``: a name of
-    :data:`harness.embed.EMBEDDERS`; ``use_turns``: fall back to JieZi-Dataset QA turns of
+    :data:`harness.baselines.embed.EMBEDDERS`; ``use_turns``: fall back to JieZi-Dataset QA turns of
     the decided character for values its records lack; ``abstain``: answer nothing when
     the calibrated confidence is below the calibration's threshold.
 
@@ -166,7 +166,7 @@ class Gallery:
     """JieZi-Dataset's ``records`` config, embedded and searchable.
 
     ``source``: folder or Hub id of JieZi-Dataset. ``embedder``: an object of
-    :mod:`harness.embed`. ``cache_dir``: where embedding matrices are kept (default
+    :mod:`harness.baselines.embed`. ``cache_dir``: where embedding matrices are kept (default
     :func:`cache_root`). Raises ``harness.bench.BenchError`` when the gallery cannot be
     loaded.
     """
@@ -335,7 +335,7 @@ class Decision:
     calibrated P(character right), 0-1; ``abstained``: confidence below the threshold (or
     abstention off: never); ``candidates``: ``[(character, vote weight)]`` best first
     (the nearest candidates shown when abstaining); ``rows``: the decided character's
-    neighbour gallery rows; ``features``: :data:`harness.abstention.FEATURES` values;
+    neighbour gallery rows; ``features``: :data:`harness.baselines.abstention.FEATURES` values;
     ``script_votes``: ``{raw gallery script label: count among rows}``.
     """
 
@@ -407,7 +407,7 @@ class RetrievalBaseline:
         return max(acc, key=acc.get)
 
     def features(self, sims: np.ndarray, idx: np.ndarray) -> tuple[dict, list]:
-        """(:data:`harness.abstention.FEATURES` of the vote, the character votes)."""
+        """(:data:`harness.baselines.abstention.FEATURES` of the vote, the character votes)."""
         votes = self.character_votes(sims, idx)
         w1 = votes[0][1]
         w2 = votes[1][1] if len(votes) > 1 else 0.0
@@ -579,7 +579,7 @@ CALIBRATION_PER_SCRIPT = 150
 
 def held_out_mask(gallery: Gallery, picked: np.ndarray, condition: str):
     """``exclude`` callable for :meth:`Gallery.search` in one of
-    :data:`harness.abstention.CONDITIONS`: what each query (gallery rows ``picked``) may
+    :data:`harness.baselines.abstention.CONDITIONS`: what each query (gallery rows ``picked``) may
     not see; ``exclude(start, stop)`` -> ``(stop - start, len(gallery))`` bool."""
     n = len(gallery)
     if condition == "seen":
@@ -614,7 +614,7 @@ def calibration_samples(baseline: "RetrievalBaseline", per_script: int = CALIBRA
     """Decisions on held-out gallery glyphs for fitting and checking the confidence.
 
     Up to ``per_script`` gallery images per script (scoring aliases merged; seeded
-    random choice) are each answered three times (:data:`harness.abstention.CONDITIONS`)
+    random choice) are each answered three times (:data:`harness.baselines.abstention.CONDITIONS`)
     with the gallery rows that condition hides removed; in the ``seen`` condition only
     images whose (character, script) has another image are asked (else no right answer
     is left). The three conditions weigh about equally: the fitted confidence assumes
@@ -623,7 +623,7 @@ def calibration_samples(baseline: "RetrievalBaseline", per_script: int = CALIBRA
     ``(n, len(FEATURES))``, ``correct`` (the decided character is right), and lists ``script``
     (the query's), ``condition``. A condition that would leave no gallery is skipped.
     """
-    from harness.abstention import FEATURES
+    from harness.baselines.abstention import FEATURES
 
     g = baseline.gallery
     alias = np.asarray([labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in g.scripts], object)

@@ -1,5 +1,5 @@
-"""Glyph normalisation shared by the embedders (:mod:`harness.embed`) and the recogniser
-(:mod:`harness.ocr`): grey scale, dark ink on a light ground (inverted when the border is
+"""Glyph normalisation shared by the embedders (:mod:`harness.baselines.embed`) and the recogniser
+(:mod:`harness.baselines.ocr`): grey scale, dark ink on a light ground (inverted when the border is
 dark, as in scans of rubbings), cropped to the ink's bounding box found with Otsu's
 threshold, centred on a square with a margin, resized.
 """

@@ -1,4 +1,4 @@
-"""The lmms-eval task folder of JieZi-Bench (``harness/lmms_eval_tasks/jiezi_bench``).
+"""The lmms-eval task folder of JieZi-Bench (``harness/interop/lmms_eval_tasks/jiezi_bench``).
 
 The folder's ``dataset_path`` names the published bench (``jiezi/bench``); lmms-eval's
 YAML has no variables, so :func:`write_task_folder` writes a copy whose tasks read

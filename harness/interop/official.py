@@ -31,7 +31,7 @@ import yaml
 
 import jiezi_dataset
 from harness import render
-from harness.predlog import atomic_write_json
+from harness.eval.predlog import atomic_write_json
 from hub import templates
 from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES, QA_FEATURES
 from metrics.acce import labels

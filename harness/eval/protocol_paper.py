@@ -10,7 +10,7 @@ its neighbours' records.
 
 Benches: a JieZi-Bench Hub folder or id (its ``images`` config, or, for a bench published
 before that config existed, its per-question rows folded by image), or a folder in the
-authors' runner layout (``harness.official``). Outputs in ``--output``: ``run.json`` (the
+authors' runner layout (``harness.interop.official``). Outputs in ``--output``: ``run.json`` (the
 run's identity; a different run in the same folder is refused), ``predictions.jsonl`` (one
 line per image: ``id`` = image id, ``output`` = raw reply, ``error``; resumable like the
 per-question protocol) and ``results.json`` (format ``jiezi-eval-results/1`` with
@@ -31,7 +31,7 @@ import datasets
 
 from hub.read import load_hub_layout
 from harness import prompts
-from harness.backends import BACKENDS, BackendOptions, Request, parse_model_spec
+from harness.eval.backends import BACKENDS, BackendOptions, Request, parse_model_spec
 from harness.bench import (
     BenchError,
     bench_identity,
@@ -42,10 +42,10 @@ from harness.bench import (
     row_image,
     undecoded,
 )
-from harness.official import is_official_bench, read_official_bench
-from harness.predlog import PredictionLog, atomic_write_json, check_run_identity
-from harness.retrieval import embed_images
-from harness.sampling import stratified_sample
+from harness.interop.official import is_official_bench, read_official_bench
+from harness.eval.predlog import PredictionLog, atomic_write_json, check_run_identity
+from harness.baselines.retrieval import embed_images
+from harness.eval.sampling import stratified_sample
 from harness.scoring import make_judge, package_versions, scorer_settings
 from metrics.acce.labels import EARLY_FORM_SCRIPTS
 from metrics.acce.paper import official_reference, score_paper
@@ -163,7 +163,7 @@ class _Answerer:
             self._compose_all()
 
     def _backend(self):
-        """The registered backend of the spec (``harness.backends.BACKENDS``); one that answers
+        """The registered backend of the spec (``harness.eval.backends.BACKENDS``); one that answers
         without a prompt (the retrieval baseline) must compose the JSON from its ``baseline``."""
         o = self.opts
         cls = BACKENDS[self.spec.kind]
@@ -251,7 +251,7 @@ def _scores(replies: list, references: list, settings, judge) -> dict:
 
 
 def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
-    """Run ``opts.model`` (a ``harness.run.EvalOptions``) over the bench under the paper's
+    """Run ``opts.model`` (a ``harness.eval.run.EvalOptions``) over the bench under the paper's
     protocol and write ``run.json``, ``predictions.jsonl`` and ``results.json`` (module doc).
 
     Returns the results dict. ``opts.strategy`` and ``opts.paraphrases`` must be the

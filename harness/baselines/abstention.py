@@ -2,7 +2,7 @@
 risk-coverage curves.
 
 The baseline first decides one character from its ``k`` nearest gallery glyphs
-(:meth:`harness.retrieval.RetrievalBaseline.decide`). Two numbers describe how sure
+(:meth:`harness.baselines.retrieval.RetrievalBaseline.decide`). Two numbers describe how sure
 that vote is (:data:`FEATURES`):
 
 - ``margin``: the winner's summed softmax weight minus the runner-up's (0-1);
@@ -17,7 +17,7 @@ many) maps them to the
 probability that the decided character is right (every level is read from that
 character's records, so the character is what must be right; a script answer can still
 be wrong for a script the gallery lacks, which is why the Space states the coverage). It is fitted on held-out
-JieZi-Dataset glyphs in three conditions (``harness.retrieval.fit_calibration``):
+JieZi-Dataset glyphs in three conditions (``harness.baselines.retrieval.fit_calibration``):
 ``seen`` (the query image left out, other images of its character remain), ``unseen
 character`` (every image of its character left out, so any answer is wrong) and
 ``held-out script`` (every gallery image of its script left out, as for a glyph drawn in

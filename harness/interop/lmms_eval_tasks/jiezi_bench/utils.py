@@ -18,7 +18,7 @@ Needs the ``jiezi`` package importable in the lmms-eval environment
 Scorer settings come from the environment: ``JIEZI_BERTSCORE_MODEL`` (default
 ``bert-base-chinese``; ``offline-minilm`` = the MiniLM shipped on PyPI, not comparable to
 the paper) and, for EVOI, ``JIEZI_JUDGE_MODEL``: the judge is called through lmms-eval's own
-``lmms_eval.llm_judge`` (``harness.lmms_judge``: provider ``JIEZI_LMMS_JUDGE_SERVER``,
+``lmms_eval.llm_judge`` (``harness.interop.lmms_judge``: provider ``JIEZI_LMMS_JUDGE_SERVER``,
 default ``openai``, with lmms-eval's ``OPENAI_API_URL`` / ``OPENAI_API_KEY`` or
 ``JIEZI_JUDGE_BASE_URL`` / ``JIEZI_JUDGE_API_KEY``), with this project's rubric prompts and
 parser. Without a judge model EVOI is not computed (0.0, logged).
@@ -36,7 +36,7 @@ from harness.bench import question_kind
 from harness.scoring import scorer_settings
 from metrics.acce import labels
 from metrics.acce.core import score
-from harness import lmms_judge
+from harness.interop import lmms_judge
 from metrics.acce.paper import PAPER_METRICS, score_paper
 
 log = logging.getLogger("jiezi_bench")

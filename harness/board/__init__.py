@@ -1,0 +1,1 @@
+"""The JieZi-Bench leaderboard: validate, score and store submissions; list, rank and verify rows."""
