@@ -29,12 +29,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from harness.eval.backends import image_data_url
 from harness.bench import load_bench
-from harness.prompts import PAPER_PROMPT
+from harness.eval.backends.base import image_data_url
 from harness.eval.protocol_paper import evaluate_paper, load_paper_images
 from harness.eval.run import EvalOptions, evaluate
+from harness.prompts import PAPER_PROMPT
 
 
 class Counter:

@@ -18,17 +18,18 @@ from typing import Optional
 
 import typer
 
-from harness.eval.backends import BACKENDS, ModelSpecError
 from harness.bench import BenchError
 from harness.board.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import ModelSpecError
+from harness.eval.protocol_paper import evaluate_paper, print_paper_results
+from harness.eval.run import EvalOptions, RunError, evaluate
 from harness.interop.lmms import write_task_folder
 from harness.interop.official import (
     OfficialLayoutError,
     import_official_bench,
     import_official_dataset,
 )
-from harness.eval.protocol_paper import evaluate_paper, print_paper_results
-from harness.eval.run import EvalOptions, RunError, evaluate
 from harness.scoring import ScoringSetupError
 from metrics.acce import labels
 from metrics.acce.bertscore import OFFLINE_MODELS

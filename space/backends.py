@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import threading
 
-from harness.eval.backends import BACKENDS, BackendOptions, ModelSpecError, Request, parse_model_spec
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import BackendOptions, ModelSpecError, Request, parse_model_spec
 from harness.eval.strategies import zero_shot
 from space.data import Resources
 from space.exegesis import QUESTION_TYPES, FusedExplainer, ModelExplainer, RetrievalExplainer

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from harness.eval.backends import BACKENDS, Backend, ModelSpec, ModelSpecError, parse_model_spec
-from harness.eval.run import EvalOptions, RunError, evaluate
 from harness_fixtures import build_hub_folders
+
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import Backend, ModelSpec, ModelSpecError, parse_model_spec
+from harness.eval.run import EvalOptions, RunError, evaluate
 
 
 class FixedAnswerBackend(Backend):

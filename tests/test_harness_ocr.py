@@ -9,12 +9,12 @@ import json
 
 import numpy as np
 import pytest
+from harness_fixtures import BENCH_FONT, FACTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
 from PIL import Image, ImageDraw, ImageFont
 
-from harness.eval.backends import ModelSpecError, parse_model_spec
 from harness.baselines.ocr import GlyphReader, OCRUnavailable, model_files, single_char_ctc
+from harness.eval.backends.base import ModelSpecError, parse_model_spec
 from harness.eval.run import EvalOptions, evaluate
-from harness_fixtures import BENCH_FONT, FACTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
 
 COMMON = "江河林明休好木本日月"
 

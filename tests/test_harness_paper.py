@@ -19,17 +19,17 @@ import pytest
 from harness_fixtures import build_hub_folders
 from typer.testing import CliRunner
 
-from harness.board import leaderboard as lb
-from harness.eval.backends import image_data_url
 from harness.bench import load_bench
+from harness.board import leaderboard as lb
+from harness.eval.backends.base import image_data_url
+from harness.eval.protocol_paper import evaluate_paper, load_paper_images
+from harness.eval.run import EvalOptions
 from harness.interop.official import (
     import_official_bench,
     import_official_dataset,
     read_official_bench,
 )
 from harness.prompts import PAPER_PROMPT
-from harness.eval.protocol_paper import evaluate_paper, load_paper_images
-from harness.eval.run import EvalOptions
 from jiezi_cli import app
 from metrics.acce.paper import REFERENCE_FIELDS
 

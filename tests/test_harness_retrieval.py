@@ -7,13 +7,13 @@ import json
 
 import numpy as np
 import pytest
+from harness_fixtures import BENCH_FONT, FACTS, GALLERY_FONTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
 from PIL import Image, ImageOps
 
-from harness.bench import BenchError, fingerprint, load_bench
 from harness.baselines.embed import HogEmbedder, make_embedder, normalise_glyph
+from harness.bench import BenchError, fingerprint, load_bench
 from harness.eval.predlog import PredictionLog
 from harness.eval.run import EvalOptions, RunError, evaluate
-from harness_fixtures import BENCH_FONT, FACTS, GALLERY_FONTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
 from metrics.acce import labels
 
 
@@ -155,8 +155,8 @@ def test_answers_are_read_from_records_and_qa_turns(hub, tmp_path):
 
 
 def test_parallel_embedding_keeps_row_order(hub):
-    from harness.bench import load_gallery
     from harness.baselines.retrieval import embed_images
+    from harness.bench import load_gallery
 
     ds = load_gallery(hub["dataset"])
     one = embed_images(ds, "image", HogEmbedder(), progress=False, workers=1)
@@ -215,7 +215,7 @@ def test_bad_bench_and_model_specs_are_named(hub, tmp_path):
         evaluate(_opts(hub, tmp_path, config="L9"))
     with pytest.raises(BenchError, match="nowhere"):
         evaluate(_opts(hub, tmp_path, bench=str(tmp_path / "nowhere")))
-    from harness.eval.backends import ModelSpecError, parse_model_spec
+    from harness.eval.backends.base import ModelSpecError, parse_model_spec
 
     with pytest.raises(ModelSpecError, match="unknown backend"):
         parse_model_spec("gpt-4o")

@@ -29,9 +29,8 @@ from pathlib import Path
 
 import datasets
 
-from hub.read import load_hub_layout
 from harness import prompts
-from harness.eval.backends import BACKENDS, BackendOptions, Request, parse_model_spec
+from harness.baselines.retrieval import embed_images
 from harness.bench import (
     BenchError,
     bench_identity,
@@ -42,11 +41,13 @@ from harness.bench import (
     row_image,
     undecoded,
 )
-from harness.interop.official import is_official_bench, read_official_bench
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import BackendOptions, Request, parse_model_spec
 from harness.eval.predlog import PredictionLog, atomic_write_json, check_run_identity
-from harness.baselines.retrieval import embed_images
 from harness.eval.sampling import stratified_sample
+from harness.interop.official import is_official_bench, read_official_bench
 from harness.scoring import make_judge, package_versions, scorer_settings
+from hub.read import load_hub_layout
 from metrics.acce.labels import EARLY_FORM_SCRIPTS
 from metrics.acce.paper import official_reference, score_paper
 

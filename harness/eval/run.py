@@ -47,14 +47,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-
 from tqdm.auto import tqdm
 
-from hub import templates as qa_templates
 from harness import prompts
-from harness.eval import strategies
-from harness.eval import thinking as thinking_setting
-from harness.eval.backends import BACKENDS, BackendOptions, Request, parse_model_spec
+from harness.baselines.embed import make_embedder
+from harness.baselines.retrieval import Gallery, embed_images
 from harness.bench import (
     META_COLUMNS,
     bench_identity,
@@ -66,11 +63,14 @@ from harness.bench import (
     row_image,
     undecoded,
 )
-from harness.baselines.embed import make_embedder
+from harness.eval import strategies
+from harness.eval import thinking as thinking_setting
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import BackendOptions, Request, parse_model_spec
 from harness.eval.predlog import PredictionLog, atomic_write_json, check_run_identity
-from harness.baselines.retrieval import Gallery, embed_images
 from harness.eval.sampling import keep_config_fields, restrict_metrics, stratified_sample
 from harness.scoring import make_judge, package_versions, score_rows, scorer_settings
+from hub import templates as qa_templates
 from metrics.acce import labels
 from metrics.acce.core import parse_answer
 
