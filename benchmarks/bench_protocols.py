@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness.bench import load_bench
 from harness.eval.backends.base import image_data_url
 from harness.eval.protocol_paper import evaluate_paper, load_paper_images
-from harness.eval.run import EvalOptions, evaluate
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 from harness.prompts import PAPER_PROMPT
 
 

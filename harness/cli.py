@@ -22,8 +22,9 @@ from harness.bench import BenchError
 from harness.board.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
 from harness.eval.backends import BACKENDS
 from harness.eval.backends.base import ModelSpecError
+from harness.eval.options import EvalOptions, RunError
 from harness.eval.protocol_paper import evaluate_paper, print_paper_results
-from harness.eval.run import EvalOptions, RunError, evaluate
+from harness.eval.run import evaluate
 from harness.interop.lmms import write_task_folder
 from harness.interop.official import (
     OfficialLayoutError,

@@ -10,7 +10,8 @@ from harness_fixtures import build_hub_folders
 
 from harness.eval.backends import BACKENDS
 from harness.eval.backends.base import Backend, ModelSpec, ModelSpecError, parse_model_spec
-from harness.eval.run import EvalOptions, RunError, evaluate
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 
 
 class FixedAnswerBackend(Backend):

@@ -11,7 +11,8 @@ from tiny_vlm import build_tiny_vlm
 from harness.bench import load_bench
 from harness.eval.backends.base import ModelSpec
 from harness.eval.backends.hf import HFBackend, auto_device
-from harness.eval.run import EvalOptions, evaluate
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 from harness.eval.sampling import stratified_sample
 
 

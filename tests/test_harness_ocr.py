@@ -14,7 +14,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from harness.baselines.ocr import GlyphReader, OCRUnavailable, model_files, single_char_ctc
 from harness.eval.backends.base import ModelSpecError, parse_model_spec
-from harness.eval.run import EvalOptions, evaluate
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 
 COMMON = "江河林明休好木本日月"
 

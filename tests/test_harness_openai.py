@@ -22,7 +22,8 @@ import pytest
 from PIL import Image
 
 from harness.bench import load_bench
-from harness.eval.run import EvalOptions, evaluate
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 from harness.eval.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
 
@@ -181,14 +182,14 @@ def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failu
 
 
 def test_a_run_whose_first_answers_all_fail_stops_early_and_a_rerun_completes(hub, server, tmp_path, monkeypatch):
-    import harness.eval.run as run
+    import harness.eval.ask as ask
 
-    monkeypatch.setattr(run, "FAIL_FAST_AFTER", 5)
+    monkeypatch.setattr(ask, "FAIL_FAST_AFTER", 5)
     n = len(load_bench(hub["bench"], "all", "test"))
     assert n > 12
     server.fail = ("",)  # every question answered with HTTP 500: a server that is down
     out = tmp_path / "run"
-    with pytest.raises(run.RunError, match=r"first 5 questions all failed.*server exploded|first 5 questions all failed.*500"):
+    with pytest.raises(RunError, match=r"first 5 questions all failed.*server exploded|first 5 questions all failed.*500"):
         evaluate(_opts(hub, server, out, concurrency=1, max_retries=0))
     assert len(server.requests) < n  # it did not go on asking the whole bench
     recorded = _lines(out / "predictions.jsonl")
@@ -288,11 +289,9 @@ def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, 
 
 
 def test_a_run_with_no_answer_at_all_is_not_scored_and_a_partial_one_warns(hub, server, tmp_path):
-    import harness.eval.run as run
-
     server.fail = ("",)
     out = tmp_path / "run"
-    with pytest.raises(run.RunError, match=r"all 3 questions failed, nothing to score"):
+    with pytest.raises(RunError, match=r"all 3 questions failed, nothing to score"):
         evaluate(_opts(hub, server, out, limit=3, concurrency=1, max_retries=0))
     assert not (out / "results.json").exists()
 

@@ -23,7 +23,7 @@ from harness.bench import load_bench
 from harness.board import leaderboard as lb
 from harness.eval.backends.base import image_data_url
 from harness.eval.protocol_paper import evaluate_paper, load_paper_images
-from harness.eval.run import EvalOptions
+from harness.eval.options import EvalOptions
 from harness.interop.official import (
     import_official_bench,
     import_official_dataset,

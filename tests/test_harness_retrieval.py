@@ -13,7 +13,8 @@ from PIL import Image, ImageOps
 from harness.baselines.embed import HogEmbedder, make_embedder, normalise_glyph
 from harness.bench import BenchError, fingerprint, load_bench
 from harness.eval.predlog import PredictionLog
-from harness.eval.run import EvalOptions, RunError, evaluate
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 from metrics.acce import labels
 
 

@@ -17,7 +17,8 @@ from harness_fixtures import build_hub_folders
 from typer.testing import CliRunner
 
 from harness.bench import load_bench
-from harness.eval.run import EvalOptions, evaluate
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 from harness.eval.sampling import stratified_sample
 from jiezi_cli import app
 from metrics.acce import labels

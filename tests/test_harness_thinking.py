@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from harness.board import leaderboard as lb
 from harness.eval import thinking
-from harness.eval.run import EvalOptions, RunError, evaluate
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 from harness_fixtures import build_hub_folders
 from jiezi_cli import app
 

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from harness.board import leaderboard as lb
 from harness.bench import load_bench
-from harness.eval.run import EvalOptions, evaluate
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 from harness_fixtures import build_hub_folders
 from jiezi_cli import app
 

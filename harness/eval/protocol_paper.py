@@ -252,7 +252,7 @@ def _scores(replies: list, references: list, settings, judge) -> dict:
 
 
 def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
-    """Run ``opts.model`` (a ``harness.eval.run.EvalOptions``) over the bench under the paper's
+    """Run ``opts.model`` (a ``harness.eval.options.EvalOptions``) over the bench under the paper's
     protocol and write ``run.json``, ``predictions.jsonl`` and ``results.json`` (module doc).
 
     Returns the results dict. ``opts.strategy`` and ``opts.paraphrases`` must be the
