@@ -227,7 +227,8 @@ def tune(gallery: str) -> None:
 def risk_coverage_report(bench: str, gallery: str) -> None:
     from harness.baselines.abstention import CONDITIONS, curves_by_script, format_table
     from harness.bench import load_bench
-    from harness.baselines.retrieval import build_baseline, embed_images
+    from harness.baselines.gallery import embed_images
+    from harness.baselines.retrieval import build_baseline
     from metrics.acce import labels
 
     t0 = time.perf_counter()

@@ -153,7 +153,7 @@ class Resources:
         """What the retrieval gallery (JieZi-Dataset ``records``) holds, per script:
         ``{"scripts": {script: {"images": n, "characters": m}}, "missing": [...]}`` in
         :data:`metrics.acce.labels.SCRIPTS` order (the shape of
-        ``harness.baselines.retrieval.Gallery.coverage``); read from the text columns only."""
+        ``harness.baselines.gallery.Gallery.coverage``); read from the text columns only."""
         def build():
             frame = self.gallery().select_columns(["character", "script"]).to_pandas()
             return coverage_of(frame)

@@ -156,7 +156,7 @@ def test_answers_are_read_from_records_and_qa_turns(hub, tmp_path):
 
 
 def test_parallel_embedding_keeps_row_order(hub):
-    from harness.baselines.retrieval import embed_images
+    from harness.baselines.gallery import embed_images
     from harness.bench import load_gallery
 
     ds = load_gallery(hub["dataset"])

@@ -17,7 +17,7 @@ many) maps them to the
 probability that the decided character is right (every level is read from that
 character's records, so the character is what must be right; a script answer can still
 be wrong for a script the gallery lacks, which is why the Space states the coverage). It is fitted on held-out
-JieZi-Dataset glyphs in three conditions (``harness.baselines.retrieval.fit_calibration``):
+JieZi-Dataset glyphs in three conditions (``harness.baselines.calibration.fit_calibration``):
 ``seen`` (the query image left out, other images of its character remain), ``unseen
 character`` (every image of its character left out, so any answer is wrong) and
 ``held-out script`` (every gallery image of its script left out, as for a glyph drawn in

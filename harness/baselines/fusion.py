@@ -1,5 +1,5 @@
-"""The fused baseline: the PP-OCR recogniser (:mod:`harness.baselines.ocr`) and the retrieval
-baseline (:mod:`harness.baselines.retrieval`) decide the character of a glyph together.
+"""The fused baseline: the PP-OCR recogniser (:mod:`harness.ocr`) and the retrieval
+baseline (:mod:`harness.retrieval`) decide the character of a glyph together.
 
 Why both: the recogniser reads modern glyphs (regular, simplified, clerical fonts and
 prints) almost perfectly, including characters the gallery lacks, but knows no script
@@ -21,14 +21,14 @@ Per glyph (:meth:`FusedBaseline.decide`):
    weight, the best cosine similarity between the glyph and any gallery image of that
    candidate, whether the gallery has it at all, whether it is each component's first
    choice, and for retrieval's choice the retrieval baseline's own calibrated confidence
-   (:mod:`harness.baselines.abstention`);
+   (:mod:`harness.abstention`);
 3. a gradient-boosted classifier (:func:`fit_candidates`) of "this candidate is the
    right character" on those features, fitted on held-out gallery glyphs in the three
    conditions of the retrieval calibration (seen, unseen character, held-out script;
    :func:`fit_fusion`), gives every candidate a probability; the best is the
    decision, its probability the one calibrated confidence; below the threshold the
    baseline abstains, and so it does on an image of speckle rather than strokes
-   (:attr:`harness.baselines.ocr.Reading.glyph_like`);
+   (:attr:`harness.ocr.Reading.glyph_like`);
 4. the script is retrieval's: the weighted vote of the decided character's neighbours, or
    of its nearest gallery images when none is among the neighbours, or of all neighbours
    when the gallery lacks the character;
@@ -36,7 +36,7 @@ Per glyph (:meth:`FusedBaseline.decide`):
    decided character first), ``ocr``, ``retrieval``, or ``fusion`` (neither ranked it first).
 
 Every later level comes from the decided character's own records
-(:meth:`harness.baselines.retrieval.RetrievalBaseline.character_facts`), never from another
+(:meth:`harness.retrieval.RetrievalBaseline.character_facts`), never from another
 character's.
 """
 
@@ -55,7 +55,8 @@ import numpy as np
 
 from harness.baselines.abstention import CONDITIONS, curves_by_script, fit_logistic
 from harness.baselines.ocr import GlyphReader, Reading
-from harness.baselines.retrieval import CALIBRATION_PER_SCRIPT, Decision, RetrievalBaseline, held_out_mask
+from harness.baselines.calibration import CALIBRATION_PER_SCRIPT, held_out_mask
+from harness.baselines.retrieval import Decision, RetrievalBaseline
 from metrics.acce import labels
 
 FUSION_VERSION = 6
@@ -143,7 +144,7 @@ class FusionModel:
 
 @dataclass
 class FusedDecision(Decision):
-    """A :class:`harness.baselines.retrieval.Decision` of the fused baseline, plus ``component``
+    """A :class:`harness.retrieval.Decision` of the fused baseline, plus ``component``
     (``both`` | ``ocr`` | ``retrieval`` | ``fusion``: which component ranked the decided
     character first), ``ocr`` (the recogniser's reading, :meth:`Reading.to_dict`),
     ``retrieval_candidates`` ([(character, vote weight)]) and ``scored``
@@ -163,8 +164,8 @@ class FusedDecision(Decision):
 
 class FusedBaseline:
     """OCR + retrieval (see module docstring). ``retrieval``: a
-    :class:`~harness.baselines.retrieval.RetrievalBaseline` (its gallery, k and temperature);
-    ``reader``: a :class:`~harness.baselines.ocr.GlyphReader`; ``model``: a fitted
+    :class:`~harness.retrieval.RetrievalBaseline` (its gallery, k and temperature);
+    ``reader``: a :class:`~harness.ocr.GlyphReader`; ``model``: a fitted
     :class:`FusionModel` (None: candidates ranked by the untrained sum of features,
     never abstaining; used only while fitting)."""
 
@@ -250,7 +251,7 @@ class FusedBaseline:
         order = np.argsort(-prob, kind="stable")
         best = int(order[0])
         character, confidence = chars[best], float(prob[best])
-        if not reading.glyph_like:  # speckle, not strokes: nothing to read (harness.baselines.ocr.MAX_COMPONENTS)
+        if not reading.glyph_like:  # speckle, not strokes: nothing to read (harness.ocr.MAX_COMPONENTS)
             confidence = 0.0
         abstained = bool(self.model is not None and calibrated and self.retrieval.settings.abstain
                          and confidence < self.model.threshold)
@@ -341,15 +342,15 @@ def _family_mask(exclude, fb: FusedBaseline, picked: np.ndarray, family: np.ndar
 def fusion_samples(fb: FusedBaseline, per_script: int = CALIBRATION_PER_SCRIPT, seed: int = 0) -> dict:
     """Candidate tables of held-out gallery glyphs, for fitting and checking the model.
 
-    The glyphs are those of :func:`harness.baselines.retrieval.calibration_rows` among original
+    The glyphs are those of :func:`harness.retrieval.calibration_rows` among original
     images (no augmented copy is a query); each is read once by the recogniser and decided
-    in every condition of :data:`harness.baselines.abstention.CONDITIONS` with the hidden gallery
+    in every condition of :data:`harness.abstention.CONDITIONS` with the hidden gallery
     rows removed from the neighbours, the similarities and the closed vocabulary
     (``seen`` hides the query's own family, :func:`_family_mask`, and asks only glyphs
     whose character keeps another image in their script). Returns ``x`` ``(n, len(FEATURES))``,
     ``y`` (candidate right: the same character up to a one-to-one traditional/simplified
     pair), ``group`` (sample of each candidate), and per sample ``script``, ``condition``."""
-    from harness.baselines.retrieval import calibration_rows
+    from harness.baselines.calibration import calibration_rows
     from metrics.acce.variants import same_character
 
     g = fb.gallery
@@ -405,7 +406,7 @@ def fit_candidates(x: np.ndarray, y: np.ndarray):
     (``benchmarks/bench_ocr.py --fusion``) the two are level on 楷书 (strict 83.1 vs 84.4
     seen, 56.4 vs 56.4 unseen character) and the boosted model is ahead on the oracle-bone
     scans (strict 33.8 vs 23.4 seen) and on 篆书 with its script held out (32.6 vs 23.3).
-    With one class only, a constant model (:func:`harness.baselines.abstention.fit_logistic`)."""
+    With one class only, a constant model (:func:`harness.abstention.fit_logistic`)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     if len(set(np.asarray(y, int).tolist())) < 2:
@@ -478,9 +479,9 @@ def load_or_fit_fusion(fb: FusedBaseline, cache_dir: Path | None = None,
 
 def build_fused(gallery_source, settings=None, *, reader: GlyphReader | None = None, cache_dir: Path | None = None,
                 progress: bool = True) -> FusedBaseline:
-    """The retrieval baseline of ``gallery_source`` (:func:`harness.baselines.retrieval.build_baseline`),
-    the recogniser (default :class:`~harness.baselines.ocr.GlyphReader`) and the fitted (or cached)
-    fusion model. Raises ``harness.bench.BenchError`` or :class:`harness.baselines.ocr.OCRUnavailable`."""
+    """The retrieval baseline of ``gallery_source`` (:func:`harness.retrieval.build_baseline`),
+    the recogniser (default :class:`~harness.ocr.GlyphReader`) and the fitted (or cached)
+    fusion model. Raises ``harness.bench.BenchError`` or :class:`harness.ocr.OCRUnavailable`."""
     from harness.baselines.retrieval import build_baseline
 
     reader = reader or GlyphReader()

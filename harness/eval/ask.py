@@ -18,7 +18,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from harness import prompts
-from harness.baselines.retrieval import embed_images
+from harness.baselines.gallery import embed_images
 from harness.bench import question_kind, row_image, undecoded
 from harness.eval import strategies
 from harness.eval.backends.base import Request

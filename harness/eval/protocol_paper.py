@@ -30,7 +30,7 @@ from pathlib import Path
 import datasets
 
 from harness import prompts
-from harness.baselines.retrieval import embed_images
+from harness.baselines.gallery import embed_images
 from harness.bench import (
     BenchError,
     bench_identity,

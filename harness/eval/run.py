@@ -45,7 +45,7 @@ from pathlib import Path
 
 from harness import prompts
 from harness.baselines.embed import make_embedder
-from harness.baselines.retrieval import Gallery
+from harness.baselines.gallery import Gallery
 from harness.bench import META_COLUMNS, default_gallery, fingerprint, load_bench, resolve_revision
 from harness.eval import strategies
 from harness.eval.ask import Worker, answer_all, bench_neighbours, pending

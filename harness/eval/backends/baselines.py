@@ -51,7 +51,7 @@ class RetrievalBackend(Backend):
 
     @property
     def gallery(self):
-        """The baseline's :class:`harness.baselines.retrieval.Gallery`."""
+        """The baseline's :class:`harness.baselines.gallery.Gallery`."""
         return self.baseline.gallery
 
     def settings(self) -> dict:
@@ -96,7 +96,7 @@ class _ReadingBackend(Backend):
 
     @property
     def gallery(self):
-        """The baseline's :class:`harness.baselines.retrieval.Gallery`."""
+        """The baseline's :class:`harness.baselines.gallery.Gallery`."""
         return self.baseline.gallery
 
     def settings(self) -> dict:
