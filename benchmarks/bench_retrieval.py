@@ -257,7 +257,7 @@ def risk_coverage_report(bench: str, gallery: str) -> None:
     for j, m in enumerate(meta):
         d = rb.decide(sims[j], idx[j], calibrated=False)
         conf.append(cal.confidence(d.features))
-        alias = labels.SCRIPT_SCORING_ALIAS.get(m["script"], m["script"])
+        alias = labels.scoring_script(m["script"])
         correct.append(d.character == m["character"])
         script_ok.append(d.script == alias)
         scripts.append(m["script"])

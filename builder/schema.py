@@ -290,22 +290,19 @@ class BuildReport(_Model):
     extra: dict[str, object] = Field(default_factory=dict)
 
 
-# Scripts whose form none of the build's sources analyses (metrics.acce.labels): Shuowen
-# describes the seal (its 古文 / 籒文 come without images) and the IDS the modern character,
-# so a record of an oracle-bone, bronze or Warring States form states no structure of its own.
-EARLY_FORM_SCRIPTS = labels.EARLY_FORM_SCRIPTS
 # The fields that analyse a written form (STRC, COMR/COMF/COMI/COME, FORC).
 FORM_ANALYSIS_FIELDS = ("structure", "ids", "formation", "special_structure", "components", "form")
 
 
 def as_drawn(rec: GlyphRecord) -> GlyphRecord:
     """``rec`` as true of the form its script draws: for an early-form script
-    (:data:`EARLY_FORM_SCRIPTS`) a copy without :data:`FORM_ANALYSIS_FIELDS` (the modern
+    (``labels.EARLY_FORM_SCRIPTS``: Shuowen describes the seal, its 古文 / 籒文 come without
+    images, and the IDS the modern character) a copy without :data:`FORM_ANALYSIS_FIELDS` (the modern
     character's IDS is not the structure of its oracle-bone graph: 翌 in 甲骨文 is the
     羽-shaped graph, not ⿱羽立); any other record is returned unchanged. What users read
     (the ``records`` config, ``jiezi records show``) goes through this; the records stage
     keeps the fields, which the QA stage reads as evidence for other scripts' answers."""
-    if rec.script not in EARLY_FORM_SCRIPTS:
+    if rec.script not in labels.EARLY_FORM_SCRIPTS:
         return rec
     empty = {f: ([] if f == "components" else None) for f in FORM_ANALYSIS_FIELDS}
     return rec.model_copy(update=empty)

@@ -33,7 +33,7 @@ BENCH_FEATURES = datasets.Features({
 })
 
 # The ``images`` config (the paper's protocol, issue 13): one row per bench image with its
-# reference in the eight official field names (``metrics.acce.paper.REFERENCE_FIELDS``), as
+# reference in the eight official field names (``metrics.acce.paper_reply.REFERENCE_FIELDS``), as
 # JSON text; ``question_ids`` are the per-question rows of the same image.
 BENCH_IMAGE_FEATURES = datasets.Features({
     "image_id": datasets.Value("string"),

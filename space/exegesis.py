@@ -226,7 +226,7 @@ class RetrievalExplainer:
             return
         if fact.qtype == "SCRC":
             counts = "、".join(f"{c} {s}" for s, c in sorted(d.script_votes.items(), key=lambda t: -t[1]))
-            merged = any(labels.SCRIPT_SCORING_ALIAS.get(s) for s in d.script_votes)
+            merged = any(labels.scoring_script(s) != s for s in d.script_votes)
             cov = "、".join(self.gallery.coverage()["scripts"])
             fact.basis = (f"weighted vote of {d.character}'s {len(mine)} nearest glyphs: {counts}"
                           + ("（简体 counted as 楷书）" if merged else "") + f"; the gallery holds only {cov}")

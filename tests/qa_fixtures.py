@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -22,6 +23,7 @@ from builder.schema import (
     Component, Formation, GlyphImage, GlyphRecord, Grounded, Provenance, Reading, Variant,
 )
 
+REPO = Path(__file__).resolve().parent.parent
 FONT_FILES = {
     "font-song": "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
     "font-hei": "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
@@ -287,6 +289,21 @@ def write_records(sources_dir: Path, out: Path) -> list[GlyphRecord]:
     (out / "report.json").write_text(json.dumps({"characters": len({r.character for r in records}),
                                                  "records": len(records)}), "utf-8")
     return records
+
+
+def copy_project(dest: Path) -> Path:
+    """The project's Python packages and root modules under ``dest`` (no tests, outputs or caches)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "out", "node_modules")
+    for name in ("builder", "hub", "metrics", "harness", "training", "space", "cards"):
+        shutil.copytree(REPO / name, dest / name, ignore=ignore)
+    for f in REPO.glob("jiezi_*.py"):
+        shutil.copy2(f, dest / f.name)
+    return dest
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append ``text`` to the UTF-8 file at ``path`` (an edit that changes no behaviour)."""
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
 def build_fixture(sources_dir: Path, out: Path, *, bench_size: int = 8, publish: bool = True, seed: int = 0) -> dict:

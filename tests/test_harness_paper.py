@@ -31,7 +31,7 @@ from harness.interop.official import (
 )
 from harness.prompts import PAPER_PROMPT
 from jiezi_cli import app
-from metrics.acce.paper import REFERENCE_FIELDS
+from metrics.acce.paper_reply import REFERENCE_FIELDS
 
 
 class PaperServer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from builder.qa import audit, wording
+from builder.qa import corrections, wording
 from builder.schema import Formation
 from harness import render
 from hub import templates
@@ -73,7 +73,7 @@ def test_every_reader_uses_the_table():
     assert wording._formation_text(Formation(label="形声", yisheng=True)) == (
         "形声（亦声，形声兼会意）", "phono-semantic compound (形声), the phonetic also carries meaning (亦声)")
     # the audit's correction model of each subtask has exactly the table's fields
-    for code, model in audit._STRUCT_MODELS.items():
+    for code, model in corrections._STRUCT_MODELS.items():
         assert tuple(model.model_fields) == answers.ANSWERS[code].fields
     # the harness renderer is the table's
     assert render.structure_text is answers.structure_text and render.formation_text is answers.formation_text

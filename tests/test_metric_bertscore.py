@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from metrics.acce.bertscore import BertScoreStage
-from metrics.acce.components import f1_from_counts
+from metrics.acce.component_match import f1_from_counts
 from metrics.acce.core import ScorerSettings, score
 
 

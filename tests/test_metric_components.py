@@ -7,14 +7,9 @@ import re
 
 import pytest
 
-from metrics.acce.components import (
-    Component,
-    clean_name,
-    components_from_json,
-    f1_from_counts,
-    match_components,
-    parse_components,
-)
+from metrics.acce.component_match import f1_from_counts, match_components
+from metrics.acce.component_record import Component, clean_name
+from metrics.acce.components import components_from_json, parse_components
 
 
 def names(comps):

@@ -9,18 +9,14 @@ import json
 import pytest
 from test_metric_judge import JudgeServer, make_judge
 
-from metrics.acce.paper import (
-    PAPER_METRICS,
+from metrics.acce.paper import PAPER_METRICS, reference_judge_score, score_paper
+from metrics.acce.paper_match import name_key, name_similarity, pair_components
+from metrics.acce.paper_reply import (
     UnreadableReply,
     collapse,
     component_table,
     formation_labels,
-    name_key,
-    name_similarity,
-    pair_components,
-    reference_judge_score,
     reply_object,
-    score_paper,
     script_label,
     structure_label,
 )

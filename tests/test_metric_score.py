@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from metrics.acce.core import ScorerSettings, metrics_of, parse_answer, score
+from metrics.acce.core import ScorerSettings, parse_answer, score
+from metrics.acce.inputs import metrics_of
 
 EXACT = {"bertscore": False, "progress": False}
 

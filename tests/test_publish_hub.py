@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,7 @@ from typer.testing import CliRunner
 
 from builder.publish.write import MARKER, PublishError, check_target, write_hub_folder
 from jiezi_cli import app
-from qa_fixtures import build_fixture, write_records
+from qa_fixtures import append_text, build_fixture, copy_project, write_records
 
 CONFIGS = {
     "jiezi-dataset": {c: ["train"] for c in ("L1", "L2", "L3", "L4", "all", "records")},
@@ -55,7 +58,7 @@ def test_every_config_and_split_loads_offline(built, name, tmp_path):
                     from metrics.acce.labels import SUBTASKS
                     assert all(SUBTASKS[s] == config or (s == "COMR" and config == "L4") for s in row["subtasks"])
             if name == "jiezi-bench" and config == "images":
-                from metrics.acce.paper import REFERENCE_FIELDS
+                from metrics.acce.paper_reply import REFERENCE_FIELDS
                 assert tuple(json.loads(row["reference"])) == REFERENCE_FIELDS and row["question_ids"]
                 assert len(set(ds["image_id"])) == len(ds)
             elif name == "jiezi-bench":
@@ -224,3 +227,40 @@ def test_jiezi_build_warns_about_a_small_bench_and_counts_skips(sources_dir, tmp
     assert report["records"]["skipped"] == {"user-bad-style": 2, "user-blank-image": 1}
     card = (tmp_path / "out" / "jiezi-bench" / "README.md").read_text("utf-8")
     assert "**Warning:** JieZi-Bench has" in card and "(1,024 images requested)" in card
+
+
+_JIEZI_BUILD = "import sys, jiezi_cli; sys.argv = ['jiezi', 'build', *sys.argv[1:]]; jiezi_cli.main()"
+
+
+def _jiezi_build_in(root: Path, args: list[str], sources_dir: Path) -> dict:
+    """``jiezi build ARGS`` run by the project copy at ``root``; returns the build's report.json."""
+    env = {**os.environ, "PYTHONPATH": str(root), "JIEZI_SOURCES": str(sources_dir)}
+    res = subprocess.run([sys.executable, "-c", _JIEZI_BUILD, *args], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads((Path(args[args.index("--output") + 1]) / "report.json").read_text("utf-8"))
+
+
+def test_the_publication_key_follows_its_imports():
+    from builder.publish.write import PUBLISH_ENTRIES
+    from hub.imports import imported_modules
+
+    reached = {m for e in PUBLISH_ENTRIES for m in imported_modules(e)}
+    # the bench images config's reference column comes from metrics/acce/paper.py (official_reference)
+    assert {"jiezi_bench", "jiezi_dataset", "hub.rows", "hub.templates", "hub.layout", "metrics.acce.paper"} <= reached
+
+
+def test_editing_the_paper_protocol_republishes_the_bench(sources_dir, tmp_path):
+    """Issue 23: the hand-kept list of the publication key missed metrics/acce/paper.py, so an
+    edit there served a stale bench ``images`` config. On a copy of the project: a second
+    build reuses the Hub folders; after an edit of paper.py the QA stage is still cached (it
+    does not import paper.py) and the bench is written again."""
+    root = copy_project(tmp_path / "copy")
+    write_records(sources_dir, tmp_path / "recs")
+    args = ["--output", str(tmp_path / "out"), "--records", str(tmp_path / "recs"), "--bench-size", "40"]
+    assert not _jiezi_build_in(root, args, sources_dir)["folders"]["bench"]["cached"]
+    assert _jiezi_build_in(root, args, sources_dir)["folders"]["bench"]["cached"]
+    append_text(root / "metrics" / "acce" / "paper.py", "\n# edited\n")
+    edited = _jiezi_build_in(root, args, sources_dir)
+    assert edited["qa_cached"] is True
+    assert edited["folders"]["bench"]["cached"] is False

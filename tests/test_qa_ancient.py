@@ -101,7 +101,7 @@ def test_an_early_form_record_shows_no_modern_analysis(obi_records):
     # what users read of an oracle-bone record (the records config, `jiezi records show`)
     import json
 
-    from builder.qa.stage import gallery_record
+    from builder.qa.gallery import gallery_record
     from builder.records.show import show_record
 
     rec = next(r for r in obi_records if r.character == "翌" and r.script == "甲骨文")

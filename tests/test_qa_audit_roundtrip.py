@@ -216,7 +216,7 @@ def test_structured_and_label_corrections_are_applied(built, tmp_path):
 
 
 def test_sheet_documents_the_correction_forms(built, tmp_path):
-    from builder.qa.audit import CORRECTION_FORMS
+    from builder.qa.corrections import CORRECTION_FORMS
 
     sheet = tmp_path / "s.csv"
     sample(built, sheet, record_fraction=0.1, dataset_pairs=5)
@@ -270,7 +270,8 @@ def test_corrected_record_fields_yield_the_corrected_questions(built, tmp_path):
     # the bench profile uses the reviewer's value too
     from builder.qa.compose import facts_for
     from builder.qa.facts import BENCH
-    from builder.qa.stage import apply_record_decisions, load_decisions, load_records
+    from builder.qa.decisions import apply_record_decisions, load_decisions
+    from builder.qa.stage import load_records
     from hub.skips import SkipLog
     skips = SkipLog()
     recs = load_records(built / "records", skips, progress=False)

@@ -192,6 +192,7 @@ def test_bench_smaller_than_requested_is_reported(sources_dir, tmp_path):
 
 # --- the selection rules of issue 12, on a synthetic world of records and facts ----------
 
+from builder.qa import bench_balance  # noqa: E402
 from builder.qa import bench_select as bs  # noqa: E402
 from builder.qa.facts import CompFact, Facts  # noqa: E402
 from builder.schema import Formation, GlyphImage, GlyphRecord  # noqa: E402
@@ -319,15 +320,15 @@ def test_constant_answers_score_at_most_the_caps_with_the_real_scorer(world_plan
     records, facts, plan = world_plan
     # the pool is skewed: a constant answer would beat the caps on every subtask
     pools = bs.candidates(records, facts, 0)
-    skew = bs.Tally()
+    skew = bench_balance.Tally()
     for c in pools["modern"]:
         skew.add(c)
     assert skew.majority()["STRC"]["score"] > 60 and skew.majority()["FORC"]["score"] > 60
-    report = bs.balance_report(_rows(plan, facts))
+    report = bench_balance.balance_report(_rows(plan, facts))
     cm = report["constant_majority"]
     assert set(cm) == {"SCRC", "STRC", "FORC", "COME"}
     for k, v in cm.items():
-        assert v["ok"] and v["score"] <= bs.CONSTANT_SCORE_CAPS[k], (k, v)
+        assert v["ok"] and v["score"] <= bench_balance.CONSTANT_SCORE_CAPS[k], (k, v)
     # the selection's own estimate agrees with the scorer's strict score
     for k, v in plan.stats["constant_majority"].items():
         assert v["score"] == pytest.approx(cm[k]["score"], abs=0.1), k
@@ -369,7 +370,7 @@ def test_the_tally_counts_labels_a_reference_also_accepts():
     counts for a constant 形声 answer: the selection balances what the scorer will score."""
     rec = GlyphRecord(id="x_篆书", character="x", script="篆书")
     img = _img("x", 0, "tracing", "篆书", "commons-ancient")
-    tally = bs.Tally()
+    tally = bench_balance.Tally()
     for forc, also in (("形声", ()), ("形声+会意", ("形声",)), ("会意", ())):
-        tally.add(bs.Candidate(rec, img, "篆书", None, forc, None, 1.0, 3, {"FORC": also}))
+        tally.add(bench_balance.Candidate(rec, img, "篆书", None, forc, None, 1.0, 3, {"FORC": also}))
     assert tally.majority()["FORC"] == {"label": "形声", "score": 66.7, "questions": 3}

@@ -9,7 +9,6 @@ checkpoints.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,25 +17,12 @@ import pytest
 
 from builder import codekey
 from hub import imports as codewalk
+from qa_fixtures import append_text, copy_project
 
 REPO = Path(__file__).resolve().parent.parent
 # the modules issue 11 found missing from the hand-kept lists
 ONCE_MISSED = {"builder.aliases", "builder.ids", "builder.schema", "builder.sources.adapters.shuowen",
                "metrics.acce.labels", "metrics.acce.aliases"}
-
-
-def _copy_project(dest: Path) -> Path:
-    """The project's Python packages and root modules under ``dest`` (no tests, outputs or caches)."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "out", "node_modules")
-    for name in ("builder", "hub", "metrics", "harness", "training", "space", "cards"):
-        shutil.copytree(REPO / name, dest / name, ignore=ignore)
-    for f in REPO.glob("jiezi_*.py"):
-        shutil.copy2(f, dest / f.name)
-    return dest
-
-
-def _append(path: Path, text: str) -> None:
-    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
 def test_module_file_knows_project_modules_only():
@@ -83,15 +69,15 @@ def test_records_and_qa_stages_import_the_modules_once_missed():
 
 
 def test_digest_changes_with_an_imported_module_only(tmp_path):
-    root = _copy_project(tmp_path / "copy")
+    root = copy_project(tmp_path / "copy")
     before = codekey.code_digest("builder.qa.stage", root=root)
     assert len(before) == 64 and before == codekey.code_digest("builder.qa.stage", root=root)
     # a module the stage does not import: same key
-    _append(root / "harness" / "run.py", "\n# edited\n")
+    append_text(root / "harness" / "run.py", "\n# edited\n")
     codekey.code_digest.cache_clear()
     assert codekey.code_digest("builder.qa.stage", root=root) == before
     # the label table (metrics/acce/labels.py), imported through several modules: new key
-    _append(root / "metrics" / "acce" / "labels.py", "\n# edited\n")
+    append_text(root / "metrics" / "acce" / "labels.py", "\n# edited\n")
     codekey.code_digest.cache_clear()
     after = codekey.code_digest("builder.qa.stage", root=root)
     assert after != before
@@ -118,7 +104,7 @@ def _build_records(root: Path, out: Path, sources_dir: Path) -> str:
 
 
 def test_editing_an_imported_module_rebuilds_the_records_stage(sources_dir, tmp_path):
-    root = _copy_project(tmp_path / "copy")
+    root = copy_project(tmp_path / "copy")
     out = tmp_path / "records"
     first = _build_records(root, out, sources_dir)
     assert "RECORDS" in first and "starting over" not in first
@@ -129,17 +115,17 @@ def test_editing_an_imported_module_rebuilds_the_records_stage(sources_dir, tmp_
     assert "starting over" not in again and "chunks already done" in again
 
     # a module outside the stage's imports: still reused
-    _append(root / "space" / "app.py", "\n# edited\n")
+    append_text(root / "space" / "app.py", "\n# edited\n")
     assert "starting over" not in _build_records(root, out, sources_dir)
 
     # the alias table (builder/aliases.py), never listed by hand before: rebuilt
-    _append(root / "builder" / "aliases.py", "\n# edited\n")
+    append_text(root / "builder" / "aliases.py", "\n# edited\n")
     rebuilt = _build_records(root, out, sources_dir)
     assert "inputs changed since the last run: starting over" in rebuilt
     assert (out / "records.jsonl").read_bytes() == records  # a comment changes no record
 
     # a label module of the metric folder the records stage reads: rebuilt again
-    _append(root / "metrics" / "acce" / "aliases.py", "\n# edited\n")
+    append_text(root / "metrics" / "acce" / "aliases.py", "\n# edited\n")
     assert "starting over" in _build_records(root, out, sources_dir)
 
 

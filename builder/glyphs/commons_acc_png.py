@@ -44,9 +44,9 @@ from builder.glyphs.commons_ancient import COMMONS_PAGE, commons_title, tracings
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT as SVG_AUDITED_OUT
 from builder.glyphs.fonts import is_ideograph
 from builder.glyphs.oracle_mnist import GlyphSourceError, source_file
-from builder.sources.adapters.unihan import VARIANT_FIELDS, code_point
 from builder.sources.registry import REGISTRY
 from hub.skips import SkipLog
+from metrics.acce.variants import VARIANT_FIELDS, read_variants
 
 NAME = "commons-acc-png"
 LICENCES = {
@@ -110,14 +110,8 @@ def unihan_links(sources_dir: Path) -> dict[str, set[str]]:
     :class:`GlyphSourceError` when the file is missing."""
     path = source_file(sources_dir, "unihan/Unihan_Variants.txt")
     out: dict[str, set[str]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) != 3 or parts[1] not in VARIANT_FIELDS:
-                continue
-            ch = code_point(parts[0])
-            if ch:
-                out.setdefault(ch, set()).update(c for c in map(code_point, parts[2].split()) if c)
+    for ch, _field, variants, _line in read_variants(path, VARIANT_FIELDS):
+        out.setdefault(ch, set()).update(variants)
     return out
 
 

@@ -20,6 +20,7 @@ from builder.glyphs.base import Plan, Request, font_meta
 from builder.glyphs.fonts import _GLYPH_NAME, SealGlyph, seal_design, seal_glyphs
 from builder.glyphs.oracle_mnist import LXGW_SEAL_FONT, UNIHAN_VARIANTS, simplified_only, source_file
 from hub.skips import SkipLog
+from metrics.acce.variants import read_variants
 
 NAME = "lxgw-seal"
 CJKVI_IDS = "cjkvi-ids/ids.txt"
@@ -63,14 +64,9 @@ def traditional_variants(sources_dir: Path, characters: set[str]) -> dict[str, s
     character itself included where Unihan lists it, as for 献 -> 献 獻)."""
     path = source_file(sources_dir, UNIHAN_VARIANTS)
     out: dict[str, set[str]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if "\tkTraditionalVariant\t" not in line:
-                continue
-            cp, _, value = line.rstrip("\n").split("\t", 2)
-            ch = chr(int(cp[2:], 16))
-            if ch in characters:
-                out[ch] = {chr(int(v.split("<", 1)[0][2:], 16)) for v in value.split() if v.startswith("U+")}
+    for ch, _field, variants, _line in read_variants(path, ("kTraditionalVariant",)):
+        if ch in characters:
+            out[ch] = set(variants)
     return out
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from builder.glyphs import render
 from builder.glyphs.base import Meta, Plan, Request
 from hub.skips import SkipLog
+from metrics.acce.variants import read_variants
 
 # Oracle-MNIST class index -> character. Source: SOURCES.md (the upstream paper's class
 # names big, sun, moon, cattle, next, field, not, arrow, time, wood, checked by eye).
@@ -97,16 +98,10 @@ def simplified_only(sources_dir: Path) -> frozenset[str]:
     """
     path = source_file(sources_dir, UNIHAN_VARIANTS)
     out: set[str] = set()
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.startswith("U+") or "\tkTraditionalVariant\t" not in line:
-                continue
-            cp, _, value = line.rstrip("\n").split("\t", 2)
-            # Values look like "U+99AC" or "U+540E U+5F8C"; some carry "<source" tags.
-            trad = {int(v.split("<", 1)[0][2:], 16) for v in value.split() if v.startswith("U+")}
-            code = int(cp[2:], 16)
-            if trad and code not in trad:
-                out.add(chr(code))
+    # Values look like "U+99AC" or "U+540E U+5F8C"; some carry "<source" tags.
+    for ch, _field, trad, _line in read_variants(path, ("kTraditionalVariant",)):
+        if trad and ch not in trad:
+            out.add(ch)
     return frozenset(out)
 
 

@@ -48,6 +48,7 @@ from tqdm.auto import tqdm
 
 import jiezi_bench
 import jiezi_dataset
+from builder.codekey import code_digest
 from builder.qa import narrative
 from hub.layout import records_dir_of
 from hub.read import content_fingerprint
@@ -78,16 +79,23 @@ SOURCE_LICENCES = {
 }
 
 
+# The publication's entry modules: this module and the ``datasets`` builders whose row
+# functions it runs. What they import is found from the source (``builder.codekey``): the
+# ``hub`` contract, and ``metrics/acce/paper.py`` whose ``official_reference`` fills the
+# bench ``images`` config's ``reference`` column.
+PUBLISH_ENTRIES = ("builder.publish.write", "jiezi_bench", "jiezi_dataset")
+
+
 def code_hash() -> str:
-    """Hash of what shapes a Hub folder besides the stage-3 outputs: the builders, this
-    module and the card templates (part of the marker, so a changed card is rebuilt)."""
+    """Hash of what shapes a Hub folder besides the stage-3 outputs: every project module the
+    publication imports, directly or not (``builder.codekey.code_digest`` of
+    :data:`PUBLISH_ENTRIES`), and the card templates. Part of the marker, so a folder written
+    by other code or from another card is rebuilt."""
     import hashlib
 
-    root = CARDS_DIR.parent
-    h = hashlib.sha256()
-    for p in [root / "jiezi_dataset.py", root / "jiezi_bench.py", Path(__file__), *sorted(CARDS_DIR.glob("jiezi-*.md"))]:
-        if p.exists():
-            h.update(p.read_bytes())
+    h = hashlib.sha256(code_digest(*PUBLISH_ENTRIES).encode())
+    for p in sorted(CARDS_DIR.glob("jiezi-*.md")):
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -379,7 +387,7 @@ def label_skew(out_dir: Path) -> list[dict]:
             row = json.loads(line)
             st = row["answer_struct"] or {}
             if row["subtask"] == "SCRC":
-                counts["SCRC"][labels.SCRIPT_SCORING_ALIAS.get(st["script"], st["script"])] += 1
+                counts["SCRC"][labels.scoring_script(st["script"])] += 1
             elif row["subtask"] == "STRC":
                 counts["STRC"][st["structure"]] += 1
             elif row["subtask"] == "FORC":

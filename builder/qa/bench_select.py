@@ -26,13 +26,13 @@ bench profile (:func:`builder.qa.questions.bench_eligible`). The selection (issu
    together), chosen first: its 简体 images carry the simplified components that keep the
    COME labels balanced once the seal drawings' retained ones come in; a build with no
    eligible ancient image falls back to regular script only, and says so.
-3. **Balanced labels**, by stratified greedy selection towards :data:`TARGET_DISTRIBUTION`
+3. **Balanced labels** (``builder.qa.bench_balance``), by stratified greedy selection towards :data:`TARGET_DISTRIBUTION`
    (the stated target shares of STRC and FORC labels; COME answers are balanced by
    preferring, within a stratum, images whose component labels are least like the
    current majority). The bench must keep a constant answer at or below
    :data:`CONSTANT_SCORE_CAPS` (SCRC, STRC, FORC 50, COME 60, strict scorer): the plan's
    ``stats["constant_majority"]`` states the shares the selection reached, and
-   :func:`balance_report` rescores the written rows with :mod:`metrics.acce`.
+   ``bench_balance.balance_report`` rescores the written rows with :mod:`metrics.acce`.
 
 LXGW Seal renderings (either style) and augmented tracings are never bench images. The
 shared component question is asked once per image; a second component question is added
@@ -63,11 +63,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.glyphs.commons_acc_png import audit_verdict
+from builder.qa.bench_balance import (
+    CONSTANT_SCORE_CAPS,
+    Candidate,
+    TARGET_DISTRIBUTION,
+    Tally,
+    pick_stratified,
+)
 from builder.qa.facts import Facts
 from builder.qa.questions import bench_eligible, bench_kinds
 from builder.schema import GlyphImage, GlyphRecord
 from metrics.acce import labels as acce_labels
-from metrics.acce.core import score
 
 TARGET_IMAGES = 1024
 # Bench images wanted per ancient script (issue 20), near the paper's per-image mix (篆书 342,
@@ -87,32 +93,9 @@ AUDIT_MARGIN = 1.4
 UNSEEN_CHARACTER_SHARE = 0.125
 UNSEEN_GLYPH_SHARE = 0.25
 COMPONENT_RATIO = 1852 / 1024
-ANCIENT_SCRIPTS = ("甲骨文", "金文", "战国文字", "篆书", "隶书", "草书")
-MODERN_SCRIPTS = ("楷书", "简体")
 # image styles that never make a bench image: a modern seal-style typeface (issue 12: its
 # glyphs are no authority on the small seal) and augmented copies (training only)
 NOT_BENCH_STYLES = frozenset({"seal-style-font", "modern-seal-style-font", "tracing-augmented"})
-# The stated target distribution of the stratified selection: the share each label
-# should approach (labels not listed share the rest). STRC: left-right is the commonest
-# layout of modern characters (about two thirds of the eligible ones) and is held to 40%,
-# so top-bottom, surrounds and single-component forms get real shares; FORC: 形声 is held
-# to 40%, 象形 / 指事 / 会意 get the rest where the sources have them.
-TARGET_DISTRIBUTION: dict[str, dict[str, float]] = {
-    "STRC": {"⿰": 0.40, "⿱": 0.25, "独体": 0.15},
-    "FORC": {"形声": 0.40, "会意": 0.25, "象形": 0.20, "指事": 0.10},
-}
-# COME: the share of a question's components the commonest evolution label may have, on
-# average (a constant answer scores that share); held under the cap of 60 with a margin.
-COME_TARGET_SHARE = 0.50
-# weight of that excess against the STRC / FORC distances (each 0..2): COME has no
-# stratum of its own, so a larger weight lets it steer the choice among strata
-COME_WEIGHT = 6.0
-# Hard caps of the stratified choice (majority share of the questions asked), a margin
-# under CONSTANT_SCORE_CAPS; they bind once a subtask has CAP_MIN_QUESTIONS questions.
-SELECTION_CAPS: dict[str, float] = {"SCRC": 0.45, "STRC": 0.45, "FORC": 0.45, "COME": 0.55}
-CAP_MIN_QUESTIONS = 10
-# The highest score a constant answer may get (strict, 0..100), issue 12.
-CONSTANT_SCORE_CAPS: dict[str, float] = {"SCRC": 50.0, "STRC": 50.0, "FORC": 50.0, "COME": 60.0}
 
 
 def _h(seed: int, *parts: str) -> str:
@@ -164,29 +147,10 @@ class BenchPlan:
         }
 
 
-@dataclass
-class Candidate:
-    """One image the selection may take, with the answer labels its bench rows will have
-    (None where that question is not asked): ``scrc`` (简体 scored as 楷书), ``strc``,
-    ``forc`` (the FORC label set joined by "+"), ``come`` (the components' evolution types)."""
-
-    record: GlyphRecord
-    image: GlyphImage
-    scrc: str
-    strc: str | None
-    forc: str | None
-    come: tuple[str, ...] | None
-    richness: float
-    kinds: int = 0
-    # other labels the reference accepts (answer_struct "accepted"): a constant answer of
-    # one of them scores on this row too (STRC, FORC)
-    also: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-
 def labels_of(facts: Facts) -> tuple[str, str | None, str | None, tuple[str, ...] | None]:
     """``(scrc, strc, forc, come)`` answer labels of one record's bench rows, read the way
     :func:`builder.qa.wording.make_qa` writes them and :mod:`metrics.acce` scores them."""
-    scrc = acce_labels.SCRIPT_SCORING_ALIAS.get(facts.script, facts.script)
+    scrc = acce_labels.scoring_script(facts.script)
     strc = facts.structure[0] if facts.structure and "STRC" not in facts.missing else None
     forc = ("+".join(facts.formation[0].label_set())
             if facts.formation and "FORC" not in facts.missing else None)
@@ -201,94 +165,6 @@ def accepted_of(facts: Facts) -> dict[str, tuple[str, ...]]:
     joined by "+"), as :func:`builder.qa.wording.make_qa` writes ``answer_struct["accepted"]``."""
     acc = getattr(facts, "accepted", {}) or {}
     return {"STRC": tuple(acc.get("STRC", ())), "FORC": tuple("+".join(x) for x in acc.get("FORC", ()))}
-
-
-class Tally:
-    """Running label counts of a selection, for the stratified choice and the stats.
-    ``counts``: each question's reference label; ``also``: the further labels a question
-    accepts (a constant answer of one scores there too)."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, Counter] = {k: Counter() for k in ("SCRC", "STRC", "FORC")}
-        self.also: dict[str, Counter] = {k: Counter() for k in ("STRC", "FORC")}
-        self.come_share: Counter = Counter()  # label -> sum over questions of its share
-        self.come_questions = 0
-
-    def add(self, c: Candidate) -> None:
-        """Count one candidate's labels."""
-        self.counts["SCRC"][c.scrc] += 1
-        for k, lab in (("STRC", c.strc), ("FORC", c.forc)):
-            if lab is not None:
-                self.counts[k][lab] += 1
-                self.also[k].update(x for x in set(c.also.get(k, ())) if x != lab)
-        if c.come:
-            self.come_questions += 1
-            for label, n in Counter(c.come).items():
-                self.come_share[label] += n / len(c.come)
-
-    def majority(self) -> dict[str, dict]:
-        """Per subtask the majority label and the score (0..100) a constant answer of it
-        gets: its share of the questions (COME: its mean share of a question's components)."""
-        out = {}
-        for k, c in self.counts.items():
-            if c:
-                also = self.also.get(k, Counter())
-                label = max(set(c) | set(also), key=lambda x: (c[x] + also[x], c[x]))
-                n = c[label] + also[label]
-                out[k] = {"label": label, "score": round(100 * n / sum(c.values()), 1), "questions": sum(c.values())}
-        if self.come_questions:
-            label, v = self.come_share.most_common(1)[0]
-            out["COME"] = {"label": label, "score": round(100 * v / self.come_questions, 1),
-                           "questions": self.come_questions}
-        return out
-
-    def distance_with(self, c: Candidate) -> float:
-        """How far the selection is from the targets once ``c`` is added: the L1 distance of
-        the STRC and FORC distributions from :data:`TARGET_DISTRIBUTION` (labels not listed
-        are compared as one rest share), plus the excess of the best constant COME
-        answer's score over :data:`COME_TARGET_SHARE`, weighted by :data:`COME_WEIGHT`."""
-        total = COME_WEIGHT * max(0.0, self._come_major_with(c) - COME_TARGET_SHARE)
-        for k, lab in (("STRC", c.strc), ("FORC", c.forc)):
-            counts = self.counts[k]
-            n = sum(counts.values()) + (lab is not None)
-            if not n:
-                continue
-            target = TARGET_DISTRIBUTION[k]
-            rest = 0.0
-            for label in set(counts) | set(target) | ({lab} if lab else set()):
-                share = (counts[label] + (label == lab)) / n
-                if label in target:
-                    total += abs(share - target[label])
-                else:
-                    rest += share
-            total += abs(rest - (1.0 - sum(target.values())))
-        return total
-
-    def overshoot_with(self, c: Candidate) -> float:
-        """How far the majority shares would exceed :data:`SELECTION_CAPS` once ``c`` is
-        added (0 when within every cap; caps apply from :data:`CAP_MIN_QUESTIONS` questions
-        on, so the first picks are free). The stratified choice minimises this first."""
-        over = 0.0
-        for k, lab in (("SCRC", c.scrc), ("STRC", c.strc), ("FORC", c.forc)):
-            counts = self.counts[k]
-            n = sum(counts.values()) + (lab is not None)
-            if n >= CAP_MIN_QUESTIONS and lab is not None:
-                also = self.also.get(k, Counter())
-                mine = {lab} | set(c.also.get(k, ()) if k != "SCRC" else ())
-                top = max((counts[x] + also[x] + (x in mine) for x in set(counts) | set(also) | mine), default=0)
-                over += max(0.0, top / n - SELECTION_CAPS[k])
-        if self.come_questions + bool(c.come) >= CAP_MIN_QUESTIONS:
-            over += max(0.0, self._come_major_with(c) - SELECTION_CAPS["COME"])
-        return over
-
-    def _come_major_with(self, c: Candidate) -> float:
-        share = Counter(self.come_share)
-        n = self.come_questions
-        if c.come:
-            n += 1
-            for label, k in Counter(c.come).items():
-                share[label] += k / len(c.come)
-        return max(share.values()) / n if n else 0.0
 
 
 def reviewed(im: GlyphImage) -> bool:
@@ -330,7 +206,7 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
 
         scans = [im for im in images if im.style == "scan"]
         traced = [im for im in images if im.style == "tracing"]
-        if r.script in MODERN_SCRIPTS:
+        if r.script in acce_labels.REGULAR_SCRIPTS:
             pools["modern"].append(cand(images[0]))
         elif scans:
             # the pair is trained from its other scans: a tracing of it stays in training
@@ -342,41 +218,6 @@ def candidates(records: list[GlyphRecord], bench_facts: dict[str, Facts], seed: 
     for pool in pools.values():
         pool.sort(key=lambda c: (-c.kinds, -c.richness, _h(seed, c.image.id)))
     return pools
-
-
-def pick_stratified(pool: list[Candidate], n: int, tally: Tally, taken_sha: set[str]) -> list[Candidate]:
-    """Take up to ``n`` candidates of ``pool`` (in its order within a stratum), each time
-    from the (STRC, FORC, COME label mix) stratum that keeps every majority share
-    within :data:`SELECTION_CAPS` (:meth:`Tally.overshoot_with`) and, among those, brings
-    the selection closest to the targets (:meth:`Tally.distance_with`); within the stratum, among its first few
-    candidates, the one whose components carry the current COME majority label least. Updates ``tally``
-    and ``taken_sha``; skips images whose pixels are already taken."""
-    strata: dict[tuple, list[Candidate]] = defaultdict(list)
-    for c in pool:
-        # COME enters the stratum as the candidate's label mix (how many of each label)
-        strata[(c.strc or "", c.forc or "", tuple(sorted(Counter(c.come or ()).items())))].append(c)
-    out: list[Candidate] = []
-    while len(out) < n:
-        heads = [(key, lst) for key, lst in sorted(strata.items()) if lst]
-        if not heads:
-            break
-        # within the caps, an image asked more questions first: a seal drawing without its
-        # STRC question must not win just because it adds no label to balance
-        key, lst = min(heads, key=lambda kv: (tally.overshoot_with(kv[1][0]), -kv[1][0].kinds,
-                                              tally.distance_with(kv[1][0])))
-        come_major = tally.come_share.most_common(1)[0][0] if tally.come_share else None
-
-        def come_load(c: Candidate) -> float:
-            return (c.come.count(come_major) / len(c.come)) if (c.come and come_major) else 0.0
-
-        best = min(range(min(8, len(lst))), key=lambda i: (come_load(lst[i]), i))
-        c = lst.pop(best)
-        if c.image.sha256 in taken_sha:
-            continue
-        taken_sha.add(c.image.sha256)
-        tally.add(c)
-        out.append(c)
-    return out
 
 
 def _quotas(pools: dict[str, list[Candidate]], cap: int, margin: float) -> tuple[dict[str, int], int, int]:
@@ -503,7 +344,8 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
     # unseen characters: bench characters without ancient-script records, preferring those
     # no other record names as a component or variant (so they do not surface in training)
     n_unseen_chars = round(len(bench_chars) * UNSEEN_CHARACTER_SHARE)
-    pool = sorted((c for c in bench_chars if not any(r.script in ANCIENT_SCRIPTS for r in records_by_char[c])),
+    pool = sorted((c for c in bench_chars
+                   if not any(r.script in acce_labels.ANCIENT_SCRIPTS for r in records_by_char[c])),
                   key=lambda c: (used_elsewhere[c] > 0, _h(seed, "unseen-char", c)))
     plan.unseen_characters = set(pool[:n_unseen_chars])
     # unseen pairs: bench tracings' pairs, unseen characters' pairs, single-image pairs, drawn pairs
@@ -514,7 +356,7 @@ def _splits(plan: BenchPlan, records: list[GlyphRecord], chosen: list[tuple[Glyp
                 or all(x.id in bench_ids for x in r.images if x.style != "tracing-augmented")):
             plan.unseen_glyphs.add((r.character, r.script))
     n_unseen = sum(pairs_in_bench[p] for p in plan.unseen_glyphs)
-    drawable = sorted((k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in MODERN_SCRIPTS),
+    drawable = sorted((k for k in pairs_in_bench if k not in plan.unseen_glyphs and k[1] in acce_labels.REGULAR_SCRIPTS),
                       key=lambda k: _h(seed, "unseen-glyph", *k))
     for k in drawable:
         if n_unseen >= math.ceil(len(chosen) * UNSEEN_GLYPH_SHARE):
@@ -584,7 +426,7 @@ def _stats(plan: BenchPlan, target: int, pools, chosen, tally: Tally, traced_spl
     """The selection's counts for the report (``bench.selection``)."""
     n = len(plan.images)
     by_script = Counter(b.script for b in plan.images)
-    modern = sum(by_script[s] for s in MODERN_SCRIPTS)
+    modern = sum(by_script[s] for s in acce_labels.REGULAR_SCRIPTS)
     n_traced = sum(v["traced_pairs"] for v in traced_split.values())
     return {
         "requested_images": target,
@@ -647,59 +489,6 @@ def _warnings(plan: BenchPlan, target: int, pools: dict[str, list[Candidate]],
     if not plan.unseen_glyphs:
         out.append("split unseen_glyphs is empty; it is left out of the published bench")
     return out
-
-
-def _constant_prediction(subtask: str, label: str, struct: dict) -> str:
-    if subtask == "COME":
-        comps = [{"name": c["name"], "evolution_type": label} for c in struct.get("components", [])]
-        return json.dumps(comps, ensure_ascii=False)
-    return label.replace("+", "、") if subtask == "FORC" else label
-
-
-def balance_report(bench_rows: list[dict]) -> dict:
-    """Label distributions and constant-answer scores of the written bench rows.
-
-    ``bench_rows``: the stage's bench rows (``subtask``, ``metrics``, ``script``,
-    ``answer_struct``). Returns ``{"by_script": images per script, "label_distributions":
-    {SCRC|STRC|FORC|COME: {label: count}}, "constant_majority": {subtask: {"label",
-    "score" (0..100), "questions", "cap", "ok"}}}``, where each score is what answering
-    every question with that subtask's majority label (COME: every gold component with
-    that evolution label) gets from :func:`metrics.acce.core.score`, strict (failures
-    count 0), no BERTScore, no judge. SCRC labels count 简体 as 楷书, as the scorer does.
-    """
-    dist: dict[str, Counter] = {k: Counter() for k in ("SCRC", "STRC", "FORC", "COME")}
-    rows: dict[str, list[dict]] = {k: [] for k in dist}
-    images: dict[str, str] = {}
-    for r in bench_rows:
-        st = r.get("answer_struct") or {}
-        images[r.get("image_id", r.get("id"))] = r.get("script")
-        if r["subtask"] == "SCRC":
-            dist["SCRC"][acce_labels.SCRIPT_SCORING_ALIAS.get(st["script"], st["script"])] += 1
-        elif r["subtask"] == "STRC":
-            dist["STRC"][st["structure"]] += 1
-        elif r["subtask"] == "FORC":
-            dist["FORC"]["+".join(st["formation"])] += 1
-        elif "COME" in r.get("metrics", []) and st.get("components"):
-            dist["COME"].update(c.get("evolution_type") or "" for c in st["components"])
-        else:
-            continue
-        rows["COME" if r["subtask"] not in dist else r["subtask"]].append(r)
-    majority = {}
-    for k, c in dist.items():
-        if not c:
-            continue
-        scored = []
-        for label in [x for x, _ in c.most_common(3) if x]:  # the commonest labels: the best constant is among them
-            preds = [_constant_prediction(k, label, r["answer_struct"]) for r in rows[k]]
-            res = score(preds, [r["answer_struct"] for r in rows[k]], [[k]] * len(preds),
-                        settings={"bertscore": False, "progress": False}, judge=False)
-            scored.append((res[k] if res[k] is not None else 0.0, label))
-        best, label = max(scored)
-        majority[k] = {"label": label, "score": round(best, 1), "questions": len(rows[k]),
-                       "cap": CONSTANT_SCORE_CAPS[k], "ok": best <= CONSTANT_SCORE_CAPS[k]}
-    return {"by_script": dict(sorted(Counter(images.values()).items())),
-            "label_distributions": {k: dict(c.most_common()) for k, c in dist.items() if c},
-            "constant_majority": majority}
 
 
 def baseline_results(out_dir) -> dict:

@@ -38,7 +38,8 @@ from builder.qa.facts import BENCH_SOURCES, CompFact, Facts, Profile, _audit_pro
 from builder.qa.interpretation import _compose_interpretation, _duan_confirms, _self_gloss
 from builder.qa.narrative import Evolution
 from builder.qa.wording import _ids_regions
-from builder.schema import EARLY_FORM_SCRIPTS, Component, Formation, GlyphRecord, Provenance
+from builder.schema import Component, Formation, GlyphRecord, Provenance
+from metrics.acce import labels
 
 
 _LATIN = re.compile(r"[A-Za-z]")
@@ -103,8 +104,8 @@ SEAL_FORM_REASON = "seal-form:no-shuowen-analysis"
 
 def glyph_form(script: str) -> str:
     """``"early"``, ``"seal"`` or ``"modern"``: the form the L2 answers of a ``script`` image
-    describe (see :data:`EARLY_FORM_SCRIPTS`; 隶书, 楷书, 草书 and 简体 follow the IDS)."""
-    if script in EARLY_FORM_SCRIPTS:
+    describe (see ``labels.EARLY_FORM_SCRIPTS``; 隶书, 楷书, 草书 and 简体 follow the IDS)."""
+    if script in labels.EARLY_FORM_SCRIPTS:
         return "early"
     return "seal" if script in SEAL_FORM_SCRIPTS else "modern"
 

@@ -20,6 +20,7 @@ from typing import Iterable
 
 from builder.qa.component_names import canonical_component, same_component
 from builder.schema import Component, GlyphRecord, Provenance, SourceName, Variant
+from metrics.acce.variants import code_point
 
 
 MODERN_SOURCES = frozenset({"cjkvi-ids", "makemeahanzi"})
@@ -423,11 +424,4 @@ def _one_to_one(char: str, p: Provenance) -> bool:
     if m is None:
         return True
     forms = [f for f in m.group(1).split() if f.startswith("U+")]
-    return len(forms) == 1 and _cp(forms[0]) != char
-
-
-def _cp(code: str) -> str:
-    try:
-        return chr(int(code[2:].split("<")[0], 16))
-    except ValueError:
-        return ""
+    return len(forms) == 1 and code_point(forms[0]) != char

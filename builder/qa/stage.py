@@ -13,14 +13,14 @@ that looks complete):
 - ``qa/records_gallery.jsonl``: one line per image of the ``records`` config (image id and
   path, record id, character, script) and ``qa/gallery_records.jsonl`` the GlyphRecord JSON
   of each of those records (bench characters stripped of bench-source text, see
-  :func:`gallery_record`).
+  :func:`builder.qa.gallery.gallery_record`).
 - ``qa/bench_plan.json``: the bench selection (:class:`builder.qa.bench_select.BenchPlan`).
 - ``qa/report.json``: counts (see :func:`build_qa`); ``qa/skipped.jsonl``: bad input lines.
 - ``qa/fingerprint.json``: what the outputs were made from; a rerun with the same
   records, options, audit decisions and code returns the cached report at once.
 
 Audit decisions (``OUT/audit/decisions.jsonl``, written by ``jiezi audit ingest``) are
-applied here: rejected record fields are removed before QA generation, corrected ones
+applied here (``builder.qa.decisions``): rejected record fields are removed before QA generation, corrected ones
 replaced; rejected QA pairs / bench rows are dropped, corrected ones rewritten.
 """
 
@@ -39,18 +39,22 @@ from typing import Callable
 from tqdm.auto import tqdm
 
 from builder.codekey import code_digest
+from builder.qa import bench_balance
 from builder.qa import bench_select as bench_mod
 from builder.qa import soundgloss
 from builder.qa.component_names import canonical_component
 from builder.qa.compose import facts_for, glyph_form
+from builder.qa.decisions import _apply_qa_decision, apply_record_decisions, load_decisions
 from builder.qa.evidence import EvidenceIndex, ModernForms, strip_inherited
 from builder.qa.facts import BENCH, DATASET
+from builder.qa.gallery import gallery_record
 from builder.qa.questions import bench_qa, dataset_qa, l2_dropped
 from builder.qa.unseen_components import held_out, names_held_out
-from builder.schema import Formation, GlyphRecord, Grounded, Provenance, as_drawn
+from builder.schema import GlyphRecord
 from builder.sources import registry
 from builder.sources.adapters import shuowen
 from hub.skips import SkipLog
+from metrics.acce.variants import read_variants
 
 STAGE_VERSION = "1"
 
@@ -109,105 +113,6 @@ def load_records(records_dir: Path, skips: SkipLog, *, progress: bool = True) ->
     return out
 
 
-# --- audit decisions --------------------------------------------------------------------
-
-def load_decisions(out_dir: Path) -> dict[str, dict]:
-    """``item_id -> decision`` from ``OUT/audit/decisions.jsonl`` (latest wins)."""
-    path = Path(out_dir) / "audit" / "decisions.jsonl"
-    out: dict[str, dict] = {}
-    if path.exists():
-        for line in path.read_text("utf-8").splitlines():
-            if line.strip():
-                d = json.loads(line)
-                out[d["item_id"]] = d
-    return out
-
-
-def _audit_prov(d: dict) -> Provenance:
-    """Provenance of a reviewer's decision: source "user", rule ``builder.qa.facts.AUDIT_RULE``
-    (which both QA profiles accept), entry id ``<sheet>:<row>``, span the correction (or
-    the verdict)."""
-    from builder.qa.facts import AUDIT_RULE
-    return Provenance(source="user", entry_id=f"{d.get('sheet', 'audit')}:{d.get('row', '?')}",
-                      span=d.get("correction", "") or d["verdict"], rule=AUDIT_RULE)
-
-
-def apply_record_decisions(records: list[GlyphRecord], decisions: dict[str, dict], skips: SkipLog) -> Counter:
-    """Apply ``record:<id>#<field>`` decisions in place. Returns counts by action."""
-    counts: Counter = Counter()
-    by_id = {r.id: r for r in records}
-    for item_id, d in decisions.items():
-        if not item_id.startswith("record:") or d["verdict"] == "ok":
-            continue
-        rid, _, fld = item_id[len("record:"):].partition("#")
-        rec = by_id.get(rid)
-        if rec is None:
-            continue
-        try:
-            if d["verdict"] == "reject":
-                setattr(rec, fld, [] if fld in ("components", "readings", "variants") else None)
-                counts["record_field_rejected"] += 1
-            elif d["verdict"] == "correct":
-                _correct_field(rec, fld, d)
-                counts["record_field_corrected"] += 1
-        except (ValueError, KeyError, TypeError) as exc:
-            skips.add("audit", item_id, f"correction not applicable: {exc}", field=fld, kind="bad-correction")
-    return counts
-
-
-def _correct_field(rec: GlyphRecord, fld: str, d: dict) -> None:
-    text = d["correction"].strip()
-    prov = [_audit_prov(d)]
-    if fld == "structure":
-        rec.structure = Grounded[str](value=text, provenance=prov, agree=["user"])
-        GlyphRecord.model_validate(rec.model_dump())  # label check
-    elif fld == "formation":
-        data = json.loads(text) if text.startswith("{") else {"label": text}
-        rec.formation = Grounded[Formation](value=Formation(**data), provenance=prov, agree=["user"])
-    elif fld in ("original_meaning", "definition_en", "ids", "evolution"):
-        setattr(rec, fld, Grounded[str](value=text, provenance=prov, agree=["user"]))
-    elif fld == "components":
-        from builder.schema import Component
-        rec.components = [Component(provenance=prov, agree=["user"],
-                                    interpretation_provenance=prov if c.get("interpretation") else [],
-                                    evolution_provenance=prov if c.get("evolution_type") else [], **c)
-                          for c in json.loads(text)]
-    else:
-        raise ValueError(f"field {fld!r} cannot be corrected from a sheet; reject it instead")
-
-
-def _apply_qa_decision(item: dict, d: dict | None) -> dict | None:
-    """Drop (reject) or rewrite (correct) one QA dict; None means dropped."""
-    if d is None or d["verdict"] == "ok":
-        return item
-    if d["verdict"] == "reject":
-        return None
-    text = d["correction"].strip()
-    if text.startswith("{"):
-        data = json.loads(text)
-        item["answer"] = data.get("answer", item["answer"])
-        item["answer_struct"] = data.get("answer_struct", item["answer_struct"])
-    else:
-        item["answer"] = text
-        struct = item.get("answer_struct") or {}
-        if len(struct) == 1 or item["subtask"] in ("CHAR", "SCRC", "STRC", "ORIM", "EVOI"):
-            key = {"CHAR": "character", "SCRC": "script", "STRC": "structure",
-                   "ORIM": "original_meaning", "EVOI": "evolution"}.get(item["subtask"])
-            if key:
-                item["answer_struct"] = {**struct, key: text}
-    if item["subtask"] == "EVOI" and isinstance(item.get("answer_struct"), dict) and "rules" in item["answer_struct"]:
-        # the derivation rules made the old answer, not the reviewer's: none is claimed
-        item["answer_struct"] = {**item["answer_struct"], "rules": []}
-    if "answer_en" in item:
-        # The English wording said what the reviewer corrected; we do not invent a
-        # translation, so the corrected item has none (English turns leave it out).
-        item["answer_en"] = None
-    # the old provenance (sources, rule names) supported the old answer: the corrected
-    # answer stands on the reviewer's decision alone
-    item["provenance"] = [{"field": "audit", **_audit_prov(d).model_dump()}]
-    return item
-
-
 # --- the stage --------------------------------------------------------------------------
 
 def load_duan(sources_dir: Path | None, skips: SkipLog) -> dict[str, str]:
@@ -237,13 +142,9 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
             for line in fh:
                 if "\tkTGH\t" in line:
                     standard.add(chr(int(line.split("\t", 1)[0][2:], 16)))
-        with open(root / "Unihan_Variants.txt", encoding="utf-8") as fh:
-            for line in fh:
-                if "\tkSimplifiedVariant\t" in line:
-                    cp, _, value = line.rstrip("\n").split("\t")
-                    ch, forms = chr(int(cp[2:], 16)), value.split()
-                    if len(forms) == 1 and chr(int(forms[0][2:], 16)) != ch:
-                        simp[ch] = (chr(int(forms[0][2:], 16)), line.rstrip("\n"))
+        for ch, _field, forms, line in read_variants(root / "Unihan_Variants.txt", ("kSimplifiedVariant",)):
+            if len(forms) == 1 and forms[0] != ch:
+                simp[ch] = (forms[0], line)
     except (OSError, ValueError, registry.SourceError) as exc:
         skips.add("unihan", str(sources_dir or "default cache"), f"modern forms not loaded: {exc}",
                   kind="no-modern-forms")
@@ -594,7 +495,7 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                     "duan_entries_loaded": len(duan), "inherited_values_removed": inherited},
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    report["bench"]["balance"] = bench_mod.balance_report(bench_rows)
+    report["bench"]["balance"] = bench_balance.balance_report(bench_rows)
     _atomic_write(qa_dir / "report.json", lambda fh: json.dump(report, fh, ensure_ascii=False, indent=1))
     _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
     report["cached"] = False
@@ -631,51 +532,6 @@ def template_diversity(texts: list[str]) -> dict:
         # narratives lacked)
         "by_stage": {s: round(sum(s in n for n in named) / len(texts), 4) for s in STAGE_WORDS},
     }
-
-
-BENCH_ONLY_SOURCES = frozenset({"shuowen", "duan"})
-
-
-def gallery_record(rec: GlyphRecord, reserved: bool) -> str:
-    """The GlyphRecord JSON of the ``records`` gallery.
-
-    An early-form record (甲骨文, 金文) keeps no structure, components or formation
-    (:func:`builder.schema.as_drawn`). For a JieZi-Bench character (``reserved``) every value read only from the bench
-    sources (Shuowen, Duan) is removed, with those sources' raw text, so retrieval over
-    training records cannot return the bench's reference wording. Images listed are the
-    dataset's only (bench images are never in the gallery).
-    """
-    data = as_drawn(rec).model_dump(mode="json")
-    if not reserved:
-        return json.dumps(data, ensure_ascii=False)
-
-    def keep(provs):
-        return [p for p in provs if p["source"] not in BENCH_ONLY_SOURCES]
-
-    for fld in ("structure", "ids", "formation", "original_meaning", "definition_en", "evolution",
-                "special_structure", "radical_stroke"):
-        g = data.get(fld)
-        if g is not None:
-            g["provenance"] = keep(g["provenance"])
-            g["agree"] = [a for a in g.get("agree", []) if a not in BENCH_ONLY_SOURCES]
-            g["disagree"] = {k: v for k, v in g.get("disagree", {}).items() if k not in BENCH_ONLY_SOURCES}
-            if not g["provenance"]:
-                data[fld] = None
-    for lst in ("components", "readings", "variants", "senses"):
-        kept = []
-        for item in data.get(lst) or []:
-            item["provenance"] = keep(item["provenance"])
-            for extra in ("interpretation_provenance", "evolution_provenance"):
-                if extra in item:
-                    item[extra] = keep(item[extra])
-                    if not item[extra]:
-                        item[extra.replace("_provenance", "_type" if extra.startswith("evolution") else "")] = None
-            if item["provenance"]:
-                kept.append(item)
-        data[lst] = kept
-    data["raw"] = {k: v for k, v in data.get("raw", {}).items() if k.split(":", 1)[0] not in BENCH_ONLY_SOURCES}
-    data["images"] = []
-    return json.dumps(data, ensure_ascii=False)
 
 
 def _by_subtask(by_kind: Counter) -> dict:

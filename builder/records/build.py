@@ -45,7 +45,8 @@ from typing import Callable, Iterable, Sequence
 from builder.glyphs import collect as glyphs
 from builder.sources import registry as src_registry
 from builder.sources.adapters import cjkvi_ids, makemeahanzi, shuowen, unihan
-from builder.records.align import Corpus, align
+from builder.records.align import align
+from builder.records.gather import Corpus
 from builder.schema import BuildReport, GlyphImage, GlyphRecord, SCHEMA_VERSION, write_json_schema
 from builder.codekey import code_digest
 from builder.records.structurize import RuleStructurizer, SourceReading
@@ -55,7 +56,6 @@ from metrics.acce import labels
 BUILD_VERSION = "records-1"  # bump when a change of rules must invalidate checkpoints
 CHUNK = 1000
 STAGES = ("sources", "images", "readings", "records")
-REGULAR_SCRIPTS = ("楷书", "简体")
 
 
 class StopAfter(Exception):
@@ -284,7 +284,7 @@ def record_pairs(universe: list[str], images: list[tuple[str, GlyphImage]],
     """Every (character, script) to build, sorted by record id: each image's pair, and
     the regular-script pair of every character of ``universe`` without one."""
     pairs = {(ch, img.script) for ch, img in images}
-    have = {ch for ch, s in pairs if s in REGULAR_SCRIPTS}
+    have = {ch for ch, s in pairs if s in labels.REGULAR_SCRIPTS}
     pairs |= {(ch, regular_script(ch, traditional)) for ch in universe if ch not in have}
     return sorted(pairs, key=lambda p: f"{p[0]}_{p[1]}")
 
@@ -529,7 +529,7 @@ def acceptance(summaries: list[dict]) -> dict[str, int]:
     regular-script record (楷书, or 简体 for a simplified-only form)."""
     regular: dict[str, dict] = {}
     for r in summaries:
-        if r["script"] in REGULAR_SCRIPTS:
+        if r["script"] in labels.REGULAR_SCRIPTS:
             regular.setdefault(r["character"], r)
     rs = regular.values()
     return {

@@ -6,7 +6,8 @@ line, each followed by the sources that agree / disagree and the cited spans.
 
 from __future__ import annotations
 
-from builder.schema import EARLY_FORM_SCRIPTS, Component, GlyphRecord, Grounded, Provenance, as_drawn
+from builder.schema import Component, GlyphRecord, Grounded, Provenance, as_drawn
+from metrics.acce import labels
 
 
 def _span(p: Provenance, limit: int = 60) -> str:
@@ -60,7 +61,7 @@ def show_record(rec: GlyphRecord) -> str:
         by_src[im.font or im.source] = by_src.get(im.font or im.source, 0) + 1
     lines.append(f"images: {len(rec.images)}" + (" (" + ", ".join(f"{k} x{v}" for k, v in by_src.items()) + ")"
                                                  if by_src else ""))
-    if rec.script in EARLY_FORM_SCRIPTS:
+    if rec.script in labels.EARLY_FORM_SCRIPTS:
         lines.append(f"structure, components, formation: no source analyses the {rec.script} form "
                      "(the IDS and Shuowen describe the modern and seal forms)")
     lines += _grounded("structure (STRC)", rec.structure)

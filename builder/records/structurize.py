@@ -163,7 +163,7 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
         # A 重文 takes no formation from its head: 「从鳥隹聲」 classes 鵻, not its 或體 隼
         # (「鵻或从隹、一」). The head's gloss, readings and the parts the variant keeps (射,
         # the 篆文 of 䠶, keeps 身) are the word's, with a rule saying so; alignment uses them
-        # only where the variant is still read like its head (builder.records.align.same_word):
+        # only where the variant is still read like its head (builder.records.gather.same_word):
         # 隼 sǔn is not 鵻 zhuī.
         vform = _formation(entry, va.formation, va.yisheng)
         vg = None

@@ -16,13 +16,20 @@ from .aliases import ALIAS_TO_CANONICAL
 from .answers import ANSWERS
 from .eui import UCD_VERSION
 from .bertscore import DEFAULT_MODEL
+from .bertscore_gguf import load_gguf_scorer
+from .component_match import match_components
+from .component_record import clean_name
 from .components import parse_components
 from .core import METRIC_VERSION, coerce_settings, parse_answer, score
 from .extract import extract_script
+from .inputs import metrics_of
 from .judge import PROMPT_VERSION, OpenAIJudge, TransformersJudge
 from .labels import METRICS, SPLIT_FLAG_COLUMNS, SPLITS
 from .normalize import normalize_text
 from .paper import score_paper
+from .paper_match import pair_components
+from .paper_reply import reply_object
+from .synonyms import SCRIPT_SYNONYMS
 from .variants import ONE_TO_ONE
 
 _CITATION = """\

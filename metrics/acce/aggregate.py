@@ -14,8 +14,8 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .components import SIMILARITY_THRESHOLD
-from .labels import LEVELS, METRIC_LEVEL, METRICS
+from .component_match import SIMILARITY_THRESHOLD
+from .labels import LEVELS, METRIC_LEVEL, METRICS, SCRIPT_SCORING_ALIAS
 
 METRIC_VERSION = "1.1.0"  # of the scoring definitions; recorded in every result
 
@@ -193,7 +193,7 @@ def _settings(cfg, bert_info: dict | None, judge_info: dict | None) -> dict:
                                                            "bertscore_layers": None},
         "bertscore": bert_info,
         "judge": judge_info,
-        "normalization": {"unicode": "NFKC", "opencc": "t2s", "scripts": {"简体": "楷书"},
+        "normalization": {"unicode": "NFKC", "opencc": "t2s", "scripts": dict(SCRIPT_SCORING_ALIAS),
                           "components": "whitespace removed, NFKC, t2s, radical alias table (aliases.py)"},
         "component_matching": {"exact_first": True, "levenshtein_similarity_min": SIMILARITY_THRESHOLD,
                                "objective": "most pairs, then highest total similarity"},

@@ -1,4 +1,5 @@
-"""Component answers (COMR / COMF / COMI / COME): parsing, one-to-one matching, P/R/F1.
+"""Component answers (COMR / COMF / COMI / COME): parsing (one-to-one matching and P/R/F1:
+``component_match``; the ``Component`` record: ``component_record``).
 
 The four component subtasks share one question ("list every component with its function,
 interpretation and evolution type"); one answer is parsed once into ``Component`` records
@@ -30,8 +31,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
 
+from .component_record import Component, _NAME_PREFIX, _NAME_RUN, clean_name
 from .extract import (
     answer_part,
     extract_evolution,
@@ -42,93 +43,7 @@ from .extract import (
     only_question,
     strip_attribute_labels,
 )
-from .normalize import COMPONENT_CHARS, component_key, normalize_text, similarity
-
-SIMILARITY_THRESHOLD = 0.8  # ACCE.md section 2
-# Exhaustive pairing search visits at most this many states; beyond it (only possible for
-# answers listing dozens of long, mutually similar names) a greedy pairing is used.
-_SEARCH_LIMIT = 200_000
-
-
-@dataclass(frozen=True)
-class Component:
-    """One component of a character as stated by an answer or a reference.
-
-    ``name``: the name as written (NFKC, t2s, no whitespace); ``functions``: subset of
-    {表意, 表音, 符号} (empty when not stated); ``interpretation``: free text ("" when not
-    stated); ``evolution_type``: one of 保留 / 讹变 / 简化 / 繁化 / 区别, or None.
-    """
-
-    name: str
-    functions: frozenset[str] = field(default_factory=frozenset)
-    interpretation: str = ""
-    evolution_type: str | None = None
-    also: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> str:
-        """Matching key (``normalize.component_key`` of the name)."""
-        return component_key(self.name)
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """Matching keys of every accepted name: the name, then ``also`` (a reference's
-        other accepted names, e.g. the full 蠆 of a 省 part drawn as 萬)."""
-        out = [self.key]
-        for other in self.also:
-            k = component_key(other)
-            if k and k not in out:
-                out.append(k)
-        return tuple(out)
-
-    def to_dict(self) -> dict:
-        """The ``answer_struct`` form: ``{"name", "functions", "interpretation", "evolution_type"}``."""
-        return {
-            "name": self.name,
-            "functions": sorted(self.functions),
-            "interpretation": self.interpretation,
-            "evolution_type": self.evolution_type,
-        }
-
-
-# ------------------------------------------------------------------------------ names
-_NAME_RUN = re.compile(f"{COMPONENT_CHARS}+")
-_WRAP = re.compile(r"^[\s*_`\"'「『《【\[(（]+|[\s*_`\"'」』》】\])）:：,，;；。.]+$")
-_QUOTES = re.compile(r"^[\s*_`\"'「『《【\[]+|[\s*_`\"'」』》】\]:：,，;；。.]+$")
-_PAREN = re.compile(r"^(.+?)\s*[(（]\s*(.*?)\s*[)）]$")
-_SIDE = re.compile(r"^(?:左|右)(?:耳|侧|边|旁)?$")
-_NAME_PREFIX = re.compile(r"^(?:构件|部件|组件|名称|component|name)\s*[:：=]?\s*", re.I)
-
-
-def clean_name(raw: object, *, gold: bool = False) -> str | None:
-    """A component name from a raw field or list head, or None if it does not look like one.
-
-    Strips markdown, quotes and a ``构件`` prefix; ``"氵(水)"`` -> ``"氵"``, ``"(水)"`` ->
-    ``"水"``, ``"阝(左)"`` keeps its side (the alias table needs it). Only one-to-one
-    traditional/simplified pairs are folded (馬 -> 马, 後 stays 後). Names longer than 12
-    characters or without any CJK character, radical, stroke or IDC are rejected, except
-    with ``gold=True`` (a reference's names are never dropped: only an empty one is).
-    """
-    if raw is None:
-        return None
-    name = re.sub(r"\s+", "", normalize_text(str(raw), simplify=False))
-    name = _NAME_PREFIX.sub("", _QUOTES.sub("", name))
-    name = _QUOTES.sub("", name)
-    paren = _PAREN.match(name)
-    if paren:
-        outer, inner = paren.group(1), paren.group(2)
-        if outer == "阝" and _SIDE.match(inner):
-            return f"阝({inner[0]})"
-        elif _NAME_RUN.search(outer):
-            name = outer
-        else:
-            name = inner
-    name = _WRAP.sub("", name)
-    if gold:
-        return name or None
-    if not name or len(name) > 12 or not _NAME_RUN.search(name):
-        return None
-    return name
+from .normalize import COMPONENT_CHARS, component_key, normalize_text
 
 
 # ------------------------------------------------------------------------------- JSON
@@ -656,101 +571,3 @@ def dedupe(components: list[Component]) -> list[Component]:
     return out
 
 
-# -------------------------------------------------------------------------- matching
-def match_components(gold: list[Component], pred: list[Component],
-                     threshold: float = SIMILARITY_THRESHOLD) -> list[tuple[int, int, float]]:
-    """One-to-one pairs ``(gold index, pred index, similarity)`` (ACCE.md section 2).
-
-    Exact matches of ``component_key`` first (names in sorted order, as the reference code
-    does); then, among the rest, the pairing with similarity >= ``threshold`` that has the
-    most pairs, then the highest total similarity, then the smallest sorted name pairs.
-    A reference component with other accepted names (``Component.also``: 萬 or 蠆 for the
-    省 part of 癘) matches a predicted name equal to any of them, its own name first, and
-    its similarity is the best over them.
-    """
-    g_order = sorted(range(len(gold)), key=lambda i: gold[i].name)
-    p_order = sorted(range(len(pred)), key=lambda j: pred[j].name)
-    g_keys = {i: gold[i].keys for i in g_order}
-    p_keys = {j: pred[j].key for j in p_order}
-    buckets: dict[str, list[int]] = {}
-    for j in p_order:
-        buckets.setdefault(p_keys[j], []).append(j)
-    pairs: list[tuple[int, int, float]] = []
-    left_gold = []
-    for rank in range(max((len(k) for k in g_keys.values()), default=1)):
-        for i in (left_gold if rank else g_order):
-            bucket = buckets.get(g_keys[i][rank]) if rank < len(g_keys[i]) else None
-            if bucket:
-                pairs.append((i, bucket.pop(0), 1.0))
-            elif not rank:
-                left_gold.append(i)
-        left_gold = [i for i in left_gold if all(i != g for g, _, _ in pairs)]
-    used = {j for _, j, _ in pairs}
-    left_pred = [j for j in p_order if j not in used]
-    candidates: dict[int, list[tuple[int, float]]] = {}
-    for i in left_gold:
-        opts = [(j, s) for j in left_pred
-                if (s := max(similarity(p_keys[j], k) for k in g_keys[i])) >= threshold]
-        if opts:
-            candidates[i] = sorted(opts, key=lambda o: (-o[1], pred[o[0]].name))
-    if candidates:
-        pairs.extend(_best_pairing(gold, pred, [i for i in left_gold if i in candidates], candidates))
-    return sorted(pairs)
-
-
-def _best_pairing(gold, pred, order, candidates):
-    best: dict = {"count": -1, "score": -1.0, "key": None, "pairs": []}
-    visits = 0
-
-    def key_of(current):
-        return tuple(sorted((gold[i].name, pred[j].name) for i, j, _ in current))
-
-    def dfs(idx, used, current, score):
-        nonlocal visits
-        visits += 1
-        if visits > _SEARCH_LIMIT:
-            raise _SearchTooLarge
-        if len(current) + (len(order) - idx) < best["count"]:
-            return
-        if idx == len(order):
-            count = len(current)
-            if (count > best["count"] or (count == best["count"] and score > best["score"] + 1e-12)
-                    or (count == best["count"] and abs(score - best["score"]) <= 1e-12
-                        and (best["key"] is None or key_of(current) < best["key"]))):
-                best.update(count=count, score=score, key=key_of(current), pairs=list(current))
-            return
-        i = order[idx]
-        dfs(idx + 1, used, current, score)
-        for j, s in candidates[i]:
-            if j not in used:
-                used.add(j)
-                current.append((i, j, s))
-                dfs(idx + 1, used, current, score + s)
-                current.pop()
-                used.discard(j)
-
-    try:
-        dfs(0, set(), [], 0.0)
-    except _SearchTooLarge:
-        edges = sorted(((s, gold[i].name, pred[j].name, i, j) for i in order for j, s in candidates[i]),
-                       key=lambda e: (-e[0], e[1], e[2]))
-        taken_g, taken_p, greedy = set(), set(), []
-        for s, _, _, i, j in edges:
-            if i not in taken_g and j not in taken_p:
-                taken_g.add(i)
-                taken_p.add(j)
-                greedy.append((i, j, s))
-        return greedy
-    return best["pairs"]
-
-
-class _SearchTooLarge(Exception):
-    pass
-
-
-def f1_from_counts(correct: float, n_pred: int, n_gold: int) -> float:
-    """F1 of P = correct / n_pred and R = correct / n_gold, in [0, 1] (0 when undefined)."""
-    if n_pred <= 0 or n_gold <= 0 or correct <= 0:
-        return 0.0
-    p, r = correct / n_pred, correct / n_gold
-    return 2 * p * r / (p + r)

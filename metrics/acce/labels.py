@@ -61,11 +61,16 @@ SCRIPTS: dict[str, str] = {
     "草书": "cursive script",
     "简体": "simplified",
 }
+# Script classes, the one place they are written (the builder, the harness, the Space and
+# the scorer read them here). Regular script is today's 楷书 with its simplified forms (简体:
+# a simplified form that differs from its traditional one); every other script is ancient.
+REGULAR_SCRIPTS: tuple[str, ...] = ("楷书", "简体")
+ANCIENT_SCRIPTS: tuple[str, ...] = tuple(s for s in SCRIPTS if s not in REGULAR_SCRIPTS)
 # Scripts whose form none of the build's sources analyses (Shuowen describes the seal, the
 # IDS the modern character): the bench asks their images no structure, component or
 # formation question, and records of them carry no such analysis.
 EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
-# Scoring treats a simplified form as regular script (ACCE.md section 1).
+# Scoring treats a simplified form as regular script (ACCE.md section 1): :func:`scoring_script`.
 SCRIPT_SCORING_ALIAS: dict[str, str] = {"简体": "楷书"}
 
 # Structure (结构): the Unicode Ideographic Description Characters plus 独体.
@@ -137,6 +142,12 @@ EVOLUTION_TYPES: dict[str, str] = {
     "繁化": "elaboration",
     "区别": "differentiation",
 }
+
+
+def scoring_script(script: str) -> str:
+    """The label ``script`` is scored as: 简体 counts as 楷书 (:data:`SCRIPT_SCORING_ALIAS`);
+    any other label is itself."""
+    return SCRIPT_SCORING_ALIAS.get(script, script)
 
 
 def level_of(subtask: str) -> str:

@@ -53,303 +53,34 @@ the strict mean.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Callable, Sequence
 
 from .bertscore import BertScoreStage, BertScoreUnavailable
 from .core import coerce_settings, score
 from .judge import JudgeRequest
+from .labels import scoring_script
+from .paper_match import f1, name_key, pair_components
+from .paper_reply import (
+    ACCEPTED_FIELD,
+    FORMATION_SHORT,
+    REFERENCE_FIELDS,
+    SCRIPT_LABELS,  # noqa: F401  (harness/prompts.py imports it from here until it imports .paper_reply)
+    SCRIPT_OFFICIAL,
+    UnreadableReply,
+    normalize_record,
+    reference_record,
+    reply_object,
+    text_list,
+)
 
-REFERENCE_FIELDS = ("现代字典字头", "字形", "造字法", "结构", "特殊结构", "构件", "本义", "历代字形演变")
-# This project's extension of a reference (absent from the official layout): the other
-# answers the sources allow, per field (see the module doc).
-ACCEPTED_FIELD = "可接受"
 PAPER_METRICS = ("CHAR", "SCRC", "STRC", "FORC", "FORC_partial", "COMR", "COMF", "COMI", "COME", "ORIM",
                  "EVOI_FAC", "EVOI_SCE")
 MODES = ("reference", "jiezi")
-SIMILARITY_MIN = 0.8
 JUDGE_SCALE = 25.0  # judge 0-4 -> 0-100
-
-SCRIPT_LABELS = ("甲骨文", "金文", "古文", "篆书", "隶书", "楷书", "草书", "简体")
-SCRIPT_SHORT = {"甲骨": "甲骨文", "金": "金文", "古": "古文", "篆": "篆书", "小篆": "篆书", "大篆": "篆书",
-                "隶": "隶书", "楷": "楷书", "草": "草书"}
-SCRIPT_SAME = {"简体": "楷书"}  # scored as the same script
-SCRIPT_OFFICIAL = {"战国文字": "古文"}  # this project's label -> the official one
-STRUCTURE_LABELS = ("⿰", "⿱", "⿲", "⿳", "⿴", "⿵", "⿶", "⿷", "⿸", "⿹", "⿺", "⿻", "独体")
-STRUCTURE_NAMES = {"左右结构": "⿰", "左中右结构": "⿲", "上下结构": "⿱", "上中下结构": "⿳", "全包围结构": "⿴",
-                   "上三包围结构": "⿵", "下三包围结构": "⿶", "左三包围结构": "⿷", "左上包围结构": "⿸",
-                   "右上包围结构": "⿹", "左下包围结构": "⿺", "镶嵌结构": "⿻"}
-FORMATION_SHORT = ("象形", "指事", "会意", "形声", "转注", "假借")  # each completed with 字
-FUNCTION_LABELS = ("表意", "表音", "符号")
-FUNCTION_DEFAULT = "符号"
-EVOLUTION_LABELS = ("保留", "讹变", "简化", "区别", "繁化")
-EVOLUTION_DEFAULT = "保留"
-
-# The reference scorer's radical alias table: canonical form -> the variant forms and names it
-# absorbs. Applied only to a name that is one character or is itself listed here.
-_RADICAL_GROUPS = {
-    "人": ("亻", "人字旁", "单人旁", "单立人"), "手": ("扌", "龵", "提手旁"),
-    "心": ("忄", "㣺", "竖心旁", "心字底"), "言": ("讠", "言字旁"), "食": ("饣", "食字旁"),
-    "金": ("钅", "釒", "金字旁"), "示": ("礻", "示字旁", "示补旁"), "糸": ("纟", "糹", "绞丝旁"),
-    "水": ("氵", "氺", "三点水"), "火": ("灬", "四点底"), "犬": ("犭", "反犬旁"),
-    "衣": ("衤", "衣字旁", "衣补旁"), "玉": ("王", "王字旁", "斜玉旁"), "月": ("月字旁",),
-    "肉": ("⺼", "肉月旁"), "邑": ("阝(右)", "右耳旁"), "阜": ("阝(左)", "左耳旁"), "艸": ("艹", "草字头"),
-    "竹": ("⺮", "竹字头"), "网": ("罒", "四字头"), "刀": ("刂", "立刀旁"), "力": ("力字旁",),
-    "口": ("口字旁",), "木": ("木字旁",), "土": ("土字旁",), "女": ("女字旁",), "子": ("子字旁",),
-    "目": ("目字旁",), "页": ("頁", "页字旁"), "贝": ("貝", "贝字旁"),
-}
-RADICAL_ALIASES = {alias: canon for canon, aliases in _RADICAL_GROUPS.items() for alias in (canon, *aliases)}
 JUDGE_AXES = {"EVOI_FAC": ("FAC", "fact_alignment"), "EVOI_SCE": ("SCE", "scholarly_expression")}
 _NO_BERTSCORE = "no BERTScore scorer configured"
 _NO_JUDGE = ("no judge configured: pass judge=OpenAIJudge(...) / TransformersJudge(...) (metrics.acce.judge) "
              "to score 历代字形演变 (EVOI_FAC, EVOI_SCE)")
-
-
-class UnreadableReply(ValueError):
-    """A reply from which the reference scorer reads no JSON object (a counted failure)."""
-
-
-# ------------------------------------------------------------------------ reading a reply
-def reply_object(text: object) -> dict:
-    """The JSON object of one reply, read the way the authors' runner reads it.
-
-    The stripped reply is parsed whole; when that fails, the span from its first ``{`` to
-    its last ``}`` is parsed. A reply containing a code fence is cut to that span before the
-    first attempt. Python's ``json`` rules apply (no trailing commas, no raw newlines inside
-    strings, a repeated key keeps its last value). Raises ``UnreadableReply`` when nothing
-    parses, when the value is not an object (a list, a number), or when ``text`` is not str.
-    """
-    if not isinstance(text, str):
-        raise UnreadableReply(f"reply is {type(text).__name__}, not text")
-    body = text.strip()
-    first, last = body.find("{"), body.rfind("}")
-    if "```" in body and first != -1 and last > first:
-        body = body[first:last + 1]
-        first, last = 0, len(body) - 1
-    try:
-        value = json.loads(body)
-    except ValueError:
-        if first == -1 or last <= first:
-            raise UnreadableReply("reply holds no JSON object") from None
-        try:
-            value = json.loads(body[first:last + 1])
-        except ValueError as exc:
-            raise UnreadableReply(f"reply's JSON object does not parse ({exc})") from None
-    if not isinstance(value, dict):
-        raise UnreadableReply(f"reply's JSON is a {type(value).__name__}, not an object")
-    return value
-
-
-def collapse(value: object) -> str:
-    """Text of a JSON value with every whitespace run turned into one space, ends trimmed.
-
-    None -> ""; other values go through ``str`` (``1`` -> ``"1"``, a list -> its Python repr),
-    as the reference scorer does. Whitespace is what ``str.split`` splits on (Unicode).
-    """
-    if value is None:
-        return ""
-    return " ".join(str(value).split())
-
-
-def text_list(value: object) -> list[str]:
-    """A string or list as a list of collapsed, non-empty, de-duplicated texts (order kept);
-    any other value gives ``[]``."""
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        return []
-    out: list[str] = []
-    for item in value:
-        text = collapse(item)
-        if text and text not in out:
-            out.append(text)
-    return out
-
-
-def script_label(value: object) -> str:
-    """字形 -> one of ``SCRIPT_LABELS`` (an alias is expanded) or ``""``."""
-    text = collapse(value)
-    return text if text in SCRIPT_LABELS else SCRIPT_SHORT.get(text, "")
-
-
-def structure_label(value: object) -> str:
-    """结构 -> one of ``STRUCTURE_LABELS`` (a structure name is mapped) or ``""``."""
-    text = collapse(value)
-    return text if text in STRUCTURE_LABELS else STRUCTURE_NAMES.get(text, "")
-
-
-def formation_labels(value: object) -> list[str]:
-    """造字法 -> labels in their ``...字`` form (象形 -> 象形字); unknown labels kept as written."""
-    out: list[str] = []
-    for text in text_list(value):
-        label = f"{text}字" if text in FORMATION_SHORT else text
-        if label not in out:
-            out.append(label)
-    return out
-
-
-def component_table(value: object) -> dict[str, dict]:
-    """构件 -> {name: {"功能": [...], "演变类型": str, "解释": str}} (reference scorer's rules).
-
-    Only an object counts; an entry whose collapsed name is empty or whose value is not an
-    object is dropped. 功能 keeps 表意/表音/符号 (absent or nothing left -> [符号]); 演变类型
-    outside the five (absent, null, other text) -> 保留. Names equal after collapsing share
-    one entry holding the later value.
-    """
-    if not isinstance(value, dict):
-        return {}
-    out: dict[str, dict] = {}
-    for raw_name, attrs in value.items():
-        name = collapse(raw_name)
-        if not name or not isinstance(attrs, dict):
-            continue
-        evolution = collapse(attrs.get("演变类型", EVOLUTION_DEFAULT))
-        functions = [f for f in text_list(attrs.get("功能", FUNCTION_DEFAULT)) if f in FUNCTION_LABELS]
-        out[name] = {"功能": functions or [FUNCTION_DEFAULT],
-                     "演变类型": evolution if evolution in EVOLUTION_LABELS else EVOLUTION_DEFAULT,
-                     "解释": collapse(attrs.get("解释", ""))}
-    return out
-
-
-def normalize_record(raw: dict) -> dict:
-    """The eight fields of one reply or reference after the reference scorer's normalisation."""
-    return {"现代字典字头": collapse(raw.get("现代字典字头", "")), "字形": script_label(raw.get("字形", "")),
-            "造字法": formation_labels(raw.get("造字法", [])), "结构": structure_label(raw.get("结构", "")),
-            "特殊结构": collapse(raw.get("特殊结构", "")), "构件": component_table(raw.get("构件", {})),
-            "本义": collapse(raw.get("本义", "")), "历代字形演变": collapse(raw.get("历代字形演变", ""))}
-
-
-def reference_record(reference: object) -> dict:
-    """One reference (a dict in the eight official field names, or its JSON text), normalised.
-
-    The headword is kept exactly as given (the authors take it from the bench entry, not
-    from a normalised field). Raises ``ValueError`` naming what was expected.
-    """
-    if isinstance(reference, str):
-        try:
-            reference = json.loads(reference)
-        except ValueError as exc:
-            raise ValueError(f"reference is text but not JSON ({exc})") from None
-    if not isinstance(reference, dict):
-        raise ValueError(f"reference is {type(reference).__name__}: expected an object with the fields "
-                         f"{list(REFERENCE_FIELDS)}")
-    record = normalize_record(reference)
-    head = reference.get("现代字典字头")
-    record["现代字典字头"] = "" if head is None else str(head)
-    acc = reference.get(ACCEPTED_FIELD)
-    if isinstance(acc, dict):
-        comps = acc.get("构件") if isinstance(acc.get("构件"), dict) else {}
-        record[ACCEPTED_FIELD] = {
-            "现代字典字头": [str(x) for x in text_list(acc.get("现代字典字头"))],
-            "结构": [x for x in (structure_label(v) for v in text_list(acc.get("结构"))) if x],
-            "造字法": [formation_labels(v) for v in (acc.get("造字法") or []) if isinstance(v, (list, str))],
-            "构件": {collapse(k): text_list(v) for k, v in comps.items() if collapse(k)},
-        }
-    return record
-
-
-# --------------------------------------------------------------------- component matching
-def name_key(name: str) -> str:
-    """Matching key of a component name: collapsed whitespace, NFKC, then the radical alias
-    table for a single character or a listed name (亻 -> 人, 阝(左) -> 阜, 頁 -> 页)."""
-    key = unicodedata.normalize("NFKC", collapse(name))
-    if key in RADICAL_ALIASES:
-        return RADICAL_ALIASES[key]
-    return key
-
-
-def name_similarity(a: str, b: str) -> float:
-    """1 - Levenshtein distance / longer length, on the texts with all whitespace removed
-    (two empty texts: 1.0; one empty: 0.0)."""
-    a, b = "".join(a.split()), "".join(b.split())
-    if not a and not b:
-        return 1.0
-    if not a or not b:
-        return 0.0
-    return max(0.0, 1.0 - _edit_distance(a, b) / max(len(a), len(b)))
-
-
-def _edit_distance(a: str, b: str) -> int:
-    if len(a) < len(b):
-        a, b = b, a
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev_diag, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev_diag, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev_diag + (ca != cb))
-    return row[-1]
-
-
-def pair_components(gold: list[str], pred: list[str], threshold: float = SIMILARITY_MIN) -> dict[str, str]:
-    """One-to-one gold -> predicted name pairs (reference scorer's matching).
-
-    Names are taken in sorted order. Equal keys pair first (each gold name takes the first
-    unused predicted name with its key). The remaining names pair by ``name_similarity`` of
-    their keys >= ``threshold``: the pairing with the most pairs wins, then the highest total
-    similarity (ties within 1e-12), then the smallest sorted tuple of (gold, pred) pairs.
-    """
-    gold, pred = sorted(gold), sorted(pred)
-    keys = {n: name_key(n) for n in (*gold, *pred)}
-    waiting: dict[str, list[str]] = {}
-    for name in pred:
-        waiting.setdefault(keys[name], []).append(name)
-    pairs: dict[str, str] = {}
-    left_gold = []
-    for name in gold:
-        same = waiting.get(keys[name])
-        if same:
-            pairs[name] = same.pop(0)
-        else:
-            left_gold.append(name)
-    taken = set(pairs.values())
-    left_pred = [n for n in pred if n not in taken]
-    options = {}
-    for g in left_gold:
-        scored = [(p, name_similarity(keys[p], keys[g])) for p in left_pred]
-        scored = [(p, s) for p, s in scored if s >= threshold]
-        if scored:
-            options[g] = sorted(scored, key=lambda o: (-o[1], o[0]))
-    pairs.update(_best_fuzzy(left_gold, options))
-    return pairs
-
-
-def _best_fuzzy(order: list[str], options: dict[str, list[tuple[str, float]]]) -> dict[str, str]:
-    """Exhaustive search over one-to-one fuzzy pairings, visiting leaves in the reference
-    order (each gold name first unpaired, then its options best first); a branch that cannot
-    reach the best pair count is cut, which never changes the winner."""
-    best = {"count": -1, "score": -1.0, "key": (), "pairs": {}}
-    chosen: dict[str, str] = {}
-    used: set[str] = set()
-
-    def visit(idx: int, count: int, total: float) -> None:
-        if count + (len(order) - idx) < best["count"]:
-            return
-        if idx == len(order):
-            key = tuple(sorted(chosen.items()))
-            tie = count == best["count"] and abs(total - best["score"]) <= 1e-12
-            if (count > best["count"] or (count == best["count"] and total > best["score"] + 1e-12)
-                    or (tie and (not best["key"] or key < best["key"]))):
-                best.update(count=count, score=total, key=key, pairs=dict(chosen))
-            return
-        gold = order[idx]
-        visit(idx + 1, count, total)
-        for pred, sim in options.get(gold, ()):
-            if pred not in used:
-                used.add(pred)
-                chosen[gold] = pred
-                visit(idx + 1, count + 1, total + sim)
-                del chosen[gold]
-                used.discard(pred)
-
-    visit(0, 0, 0.0)
-    return best["pairs"]
-
-
-def f1(correct: float, n_pred: int, n_gold: int) -> float:
-    """F1 of P = correct / n_pred and R = correct / n_gold (each 0 when its base is 0)."""
-    p = correct / n_pred if n_pred > 0 else 0.0
-    r = correct / n_gold if n_gold > 0 else 0.0
-    return 0.0 if p + r <= 0.0 else 2.0 * p * r / (p + r)
 
 
 # ------------------------------------------------------------------------- one reply
@@ -357,8 +88,8 @@ def score_fields(pred: dict, gold: dict) -> tuple[dict[str, float], list[tuple[s
     """Per-reply values (0-1) of the metrics that need no model, the (pred, gold) COMI text
     pairs, and the component counts ``{"pred", "gold"}`` COMI needs once BERTScore is in."""
     head = pred["现代字典字头"]
-    script_p = SCRIPT_SAME.get(pred["字形"].strip(), pred["字形"].strip())
-    script_g = SCRIPT_SAME.get(gold["字形"].strip(), gold["字形"].strip())
+    script_p = scoring_script(pred["字形"].strip())
+    script_g = scoring_script(gold["字形"].strip())
     acc = gold.get(ACCEPTED_FIELD) or {}
     forms_p = set(pred["造字法"])
     form_sets = [set(gold["造字法"])] + [set(x) for x in acc.get("造字法", [])]

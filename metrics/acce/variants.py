@@ -16,34 +16,59 @@ as a ``kSemanticVariant`` of T (the same word, only a variant form: 点/點, 个
 different word (后/後, 云/雲). ``pairs_from_unihan`` derives the table; ``ONE_TO_ONE`` is
 that table, stored here so the metric works without the Unihan files
 (``tests/test_metric_score.py`` checks the two agree when the sources are present).
+:func:`read_variants` is the project's one reader of ``Unihan_Variants.txt`` (the builder's
+glyph sources and QA stage read it through this function too).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 
-def _chars(field: str) -> list[str]:
-    # "U+9A6C U+99AC<kLau" -> ["马", "馬"]
-    return [chr(int(tok.split("<")[0][2:], 16)) for tok in field.split()]
+#: the variant fields of ``Unihan_Variants.txt`` (each value a list of ``U+XXXX`` code points,
+#: a semantic variant's with ``<kSource`` tags)
+VARIANT_FIELDS = ("kSimplifiedVariant", "kTraditionalVariant", "kSemanticVariant", "kZVariant")
+
+
+def code_point(token: str) -> str | None:
+    """``"U+6C5F"`` (optionally with a ``<source`` tag) -> ``"江"``; None when malformed."""
+    s = token.split("<", 1)[0].strip()
+    if not s.startswith("U+"):
+        return None
+    try:
+        return chr(int(s[2:], 16))
+    except ValueError:
+        return None
+
+
+def read_variants(variants_file: str | Path, fields: tuple[str, ...] = VARIANT_FIELDS
+                  ) -> Iterator[tuple[str, str, list[str], str]]:
+    """The one reader of ``Unihan_Variants.txt``: yield ``(character, field, variants, line)``
+    for every line ``U+XXXX<TAB>kField<TAB>value`` whose field is one of ``fields``, in file
+    order; ``variants`` are the characters of the value (tags dropped), ``line`` the line as
+    written (without its newline, for provenance). Comments, blank and malformed lines are
+    skipped. Raises ``OSError`` when the file cannot be read."""
+    with open(variants_file, encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 3 or parts[1] not in fields:
+                continue
+            ch = code_point(parts[0])
+            if ch:
+                yield ch, parts[1], [c for c in map(code_point, parts[2].split()) if c], line.rstrip("\n")
 
 
 def pairs_from_unihan(variants_file: str | Path) -> dict[str, str]:
     """The one-to-one traditional -> simplified pairs of ``Unihan_Variants.txt`` (rule above).
 
-    Returns {traditional: simplified}. Raises ``OSError`` when the file cannot be read and
-    ``ValueError`` on a malformed code point.
+    Returns {traditional: simplified}. Raises ``OSError`` when the file cannot be read.
     """
     fields: dict[str, dict[str, list[str]]] = {}
-    wanted = ("kSimplifiedVariant", "kTraditionalVariant", "kSemanticVariant")
-    with open(variants_file, encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("#") or not line.strip():
-                continue
-            code, key, value = line.rstrip("\n").split("\t")[:3]
-            if key in wanted:
-                fields.setdefault(chr(int(code[2:], 16)), {})[key] = _chars(value)
+    for ch, key, chars, _line in read_variants(variants_file, ("kSimplifiedVariant", "kTraditionalVariant",
+                                                                "kSemanticVariant")):
+        fields.setdefault(ch, {})[key] = chars
     pairs: dict[str, str] = {}
     for trad, entry in fields.items():
         simp = entry.get("kSimplifiedVariant", [])

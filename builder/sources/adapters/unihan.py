@@ -14,27 +14,16 @@ from pathlib import Path
 
 from builder.sources.adapters import Entry, source_path
 from hub.skips import SkipLog
+from metrics.acce.variants import VARIANT_FIELDS, code_point
 
 SOURCE = "unihan"
 FIELDS: dict[str, tuple[str, ...]] = {
     # kHanyuPinyin / kXHC1983 list every Mandarin reading the dictionaries give (kMandarin
     # only the customary one): the records check other sources' pinyin against them
     "Unihan_Readings.txt": ("kDefinition", "kMandarin", "kFanqie", "kHanyuPinyin", "kXHC1983"),
-    "Unihan_Variants.txt": ("kSimplifiedVariant", "kTraditionalVariant", "kSemanticVariant", "kZVariant"),
+    "Unihan_Variants.txt": VARIANT_FIELDS,
     "Unihan_IRGSources.txt": ("kRSUnicode",),
 }
-VARIANT_FIELDS = ("kSimplifiedVariant", "kTraditionalVariant", "kSemanticVariant", "kZVariant")
-
-
-def code_point(cp: str) -> str | None:
-    """``"U+6C5F"`` (optionally with a ``<source`` tag) -> ``"江"``; None when malformed."""
-    s = cp.split("<", 1)[0].strip()
-    if not s.startswith("U+"):
-        return None
-    try:
-        return chr(int(s[2:], 16))
-    except ValueError:
-        return None
 
 
 def read(sources_dir: Path, skipped: SkipLog, *, files: dict[str, Path] | None = None) -> dict[str, Entry]:
