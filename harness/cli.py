@@ -3,7 +3,7 @@
 - ``jiezi eval --model SPEC --bench PATH_OR_ID --output DIR``: run a model over
   JieZi-Bench, write predictions.jsonl and results.json (harness/eval/run.py).
 - ``jiezi leaderboard submit predictions.jsonl --model-name NAME``: validate, score and
-  store a submission (harness/board/leaderboard.py).
+  store a submission (harness/board/submit.py).
 - ``jiezi leaderboard show``: print the leaderboard with the paper's Table 10 rows.
 - ``jiezi leaderboard verify ROW``: re-score a stored row from its predictions and check its scores.
 - ``jiezi lmms-tasks --output DIR [--bench PATH_OR_ID]``: write the lmms-eval task folder.
@@ -19,7 +19,10 @@ from typing import Optional
 import typer
 
 from harness.bench import BenchError
-from harness.board.leaderboard import SubmissionError, protocol_group, submit_file, table, verify
+from harness.board.row import SubmissionError
+from harness.board.submit import submit_file
+from harness.board.table import protocol_group, table
+from harness.board.verify import verify
 from harness.eval.backends import BACKENDS
 from harness.eval.backends.base import ModelSpecError
 from harness.eval.options import EvalOptions, RunError

@@ -51,7 +51,7 @@ class SpaceConfig:
     default) and ``retrieval``, which are always offered; ``max_upload_mb``: the largest
     upload accepted, in MiB (enforced by Gradio and again by the app);
     ``bertscore_model`` / ``judge``: the scorer of a leaderboard created by this Space
-    (``harness.board.leaderboard.open_board``; an existing board keeps its own settings).
+    (``harness.board.store.open_board``; an existing board keeps its own settings).
     """
 
     bench: str = DEFAULT_BENCH

@@ -20,7 +20,7 @@ from harness_fixtures import build_hub_folders
 from test_harness_openai import ChatServer
 from typer.testing import CliRunner
 
-from harness.board import leaderboard as lb
+from harness.board.table import table
 from harness.interop.lmms import write_task_folder
 from harness.interop.lmms_import import LmmsLogError, read_lmms_log
 from jiezi_cli import app
@@ -123,7 +123,7 @@ def _openai_runs(bench, tmp_path, server):
                                   "--board", str(board), "--bench", str(bench["bench"]), "--judge", judge,
                                   "--bertscore-model", "offline-minilm"])
         assert res.exit_code == 0 and "added row" in res.output, res.output
-    rows = {r.protocol: r for r in lb.table(board, include_paper=False)}
+    rows = {r.protocol: r for r in table(board, include_paper=False)}
     assert rows["paper"].scores["CHAR"] is not None and rows["paper"].scores["EVOI_FAC"] == 75.0  # JSON replies
     assert rows["per-question"].scores["EVOI_SCE"] == lmms_evoi == 75.0
     assert rows["per-question"].details["run"]["model_spec"] == "lmms-eval:openai:tiny-vl"

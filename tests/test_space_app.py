@@ -372,13 +372,13 @@ def test_space_bundle_is_self_contained(data, tmp_path):
     card = SpaceCard.load(out / "README.md").data
     assert card.sdk == "gradio" and card.app_file == "app.py" and card.license == "apache-2.0"
     assert card.sdk_version.split(".")[0] == gradio.__version__.split(".")[0]
-    assert (out / "requirements.txt").read_text().strip() and (out / "harness" / "paper_table10.json").exists()
+    assert (out / "requirements.txt").read_text().strip() and (out / "harness" / "board" / "paper_table10.json").exists()
     # the Space's own app.py imports the bundled packages, not this checkout's
     code = ("import sys, json; sys.path.insert(0, '.'); import app; "
             "from space.data import SpaceConfig; "
             f"d = app.build_app(SpaceConfig(bench={str(data['bench'])!r}, dataset={str(data['dataset'])!r}, "
             f"board={str(tmp_path / 'b')!r})); "
-            "import harness.board.leaderboard, harness.baselines.retrieval, harness.eval.backends, metrics.acce.core; "
+            "import harness.board.submit, harness.baselines.retrieval, harness.eval.backends, metrics.acce.core; "
             "print(json.dumps({m.__name__: m.__file__ for m in list(sys.modules.values()) "
             "if m.__name__.split('.')[0] in ('space', 'harness', 'metrics', 'builder', 'training') "
             "and getattr(m, '__file__', None)}))")
@@ -386,7 +386,7 @@ def test_space_bundle_is_self_contained(data, tmp_path):
                           env={"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     files = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert {"space.data", "space.board", "harness.board.leaderboard", "harness.baselines.retrieval", "metrics.acce.core"} <= set(files)
+    assert {"space.data", "space.board", "harness.board.submit", "harness.baselines.retrieval", "metrics.acce.core"} <= set(files)
     outside = {k: v for k, v in files.items() if not Path(v).resolve().is_relative_to(out.resolve())}
     assert not outside
     res = CliRunner().invoke(cli, ["space-bundle", "--output", str(out)])
