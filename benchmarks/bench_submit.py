@@ -85,7 +85,7 @@ PHASE_TARGETS = [
     (core, "_run_bertscore", "  of which BERTScore"),
     (bs.BertScoreStage, "_build", "    of which model load"),
     (bs.BertScoreStage, "_score_jobs", "    of which bert_score calls"),
-    (board_store, "_write_exclusive", "writing"),
+    (board_store, "atomic_create", "writing"),
 ]
 
 

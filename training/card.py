@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from hub.atomic import atomic_write
 from metrics.acce.labels import LEVELS, METRICS
 from training.sft import RUN_RECORD
 
@@ -151,7 +152,4 @@ def write_model_card(run_dir: str | os.PathLike, results: str | os.PathLike | No
     """Render the card and write it to ``RUN_DIR/README.md`` (atomically); return the path."""
     card = render_model_card(run_dir, results, model_name=model_name)
     out = Path(run_dir) / "README.md"
-    tmp = out.with_suffix(".md.tmp")
-    tmp.write_text(str(card), encoding="utf-8")
-    os.replace(tmp, out)
-    return out
+    return atomic_write(out, str(card))

@@ -20,6 +20,7 @@ from typing import Optional
 
 import typer
 
+from hub.atomic import atomic_write_json
 from hub.layout import records_dir_of
 
 audit_app = typer.Typer(help="Audit sheets: sample items for expert review, ingest verdicts.", no_args_is_help=True)
@@ -103,9 +104,7 @@ def build_all(
     timings["total_s"] = round(time.perf_counter() - t0, 1)
     records_report = _read_json(Path(records) / "report.json")
     report = _build_report(qa_report, records_report, folders, timings, seed)
-    tmp = output / "report.json.tmp"
-    tmp.write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
-    tmp.replace(output / "report.json")
+    atomic_write_json(output / "report.json", report, newline=False)
     _echo_summary(output, report, records_report, Path(records))
 
 

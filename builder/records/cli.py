@@ -22,6 +22,7 @@ from builder.records.show import show_record
 from builder.schema import GlyphRecord, as_drawn
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
+from hub.atomic import atomic_path, atomic_write
 from hub.skips import SkipLog
 
 
@@ -154,12 +155,11 @@ def records_export_official(
     characters: Optional[str] = typer.Option(None, "--characters", help="only these characters"),
 ) -> None:
     """Write records in the official JieZi metadata layout (meta_samples.json)."""
-    from builder.records.build import atomic_write_text  # heavy: the records stage
     from builder.records.official import export_official
 
     wanted = set(_characters(characters) or [])
     recs = [r for r in _records(output) if not wanted or r.character in wanted]
-    atomic_write_text(to, json.dumps(export_official(recs), ensure_ascii=False, indent=2))
+    atomic_write(to, json.dumps(export_official(recs), ensure_ascii=False, indent=2))
     typer.echo(f"wrote {len(recs)} records to {to}")
 
 
@@ -170,7 +170,6 @@ def records_import_official(
     images_root: Optional[Path] = typer.Option(None, "--images-root", help="folder the records' image paths are relative to"),
 ) -> None:
     """Convert official JieZi metadata to this project's GlyphRecords (provenance: the official entry)."""
-    from builder.records.build import atomic_path  # heavy: the records stage
     from builder.records.official import import_official
 
     skipped = SkipLog()

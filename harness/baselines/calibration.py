@@ -7,8 +7,6 @@ The ocr and fused baselines reuse the held-out draw and the cache."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +15,7 @@ import numpy as np
 
 from harness.baselines.abstention import CALIBRATION_VERSION, CONDITIONS, Calibration, curves_by_script, fit_logistic
 from harness.baselines.gallery import Gallery
+from hub.atomic import atomic_write_json
 from metrics.acce import labels
 
 if TYPE_CHECKING:
@@ -139,9 +138,5 @@ def cached_fit(path: Path, load, fit):
         except (OSError, ValueError, KeyError, TypeError):
             pass  # a damaged or older file is refitted
     model = fit()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(model.to_dict(), fh, ensure_ascii=False, indent=1)
-    os.replace(tmp, path)
+    atomic_write_json(path, model.to_dict())
     return model

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
 from harness.bench import fingerprint, load_gallery, load_training_turns
+from hub.atomic import atomic_open
 from metrics.acce import labels
 
 
@@ -27,19 +27,6 @@ def cache_root() -> Path:
     """Where embeddings are cached: ``$JIEZI_CACHE/retrieval`` or ``~/.cache/jiezi/retrieval``."""
     base = os.environ.get("JIEZI_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "jiezi")
     return Path(base) / "retrieval"
-
-
-def _atomic_save(path: Path, array: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, array)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 _FORK_STATE: dict = {}
@@ -102,7 +89,8 @@ def embed_images(ds, column: str, embedder, *, cache: Path | None = None, batch_
         finally:
             _FORK_STATE.pop("job", None)
     if cache is not None:
-        _atomic_save(cache, out)
+        with atomic_open(cache, "wb") as fh:
+            np.save(fh, out)
     return out
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ from harness.bench import META_COLUMNS, bench_identity, fingerprint, image_sizes
 from harness.board.row import Row, SubmissionError, load_row
 from harness.board.validate import ALLOWED_FIELDS, MAX_BYTES
 from harness.scoring import resolve_bertscore_model
+from hub.atomic import atomic_create
 
 log = logging.getLogger(__name__)
 
@@ -49,24 +48,6 @@ class Board:
     @property
     def scorer(self) -> dict:
         return self.config["scorer"]
-
-
-def _write_exclusive(path: Path, text: str) -> bool:
-    """Create ``path`` with ``text`` atomically; False (and nothing written) when it exists."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, path)  # fails if the name exists: a row is never replaced
-        except FileExistsError:
-            return False
-        return True
-    finally:
-        os.unlink(tmp)
 
 
 def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_model: str | None = None,
@@ -113,7 +94,7 @@ def open_board(board_dir: str | Path, *, bench: str | None = None, bertscore_mod
         "max_bytes": MAX_BYTES,
     }
     path.mkdir(parents=True, exist_ok=True)
-    if not _write_exclusive(cfg_path, json.dumps(cfg, ensure_ascii=False, indent=1) + "\n"):
+    if not atomic_create(cfg_path, json.dumps(cfg, ensure_ascii=False, indent=1) + "\n"):
         return open_board(board_dir)  # created meanwhile by another submission
     return Board(path, cfg, dataset=ds)
 
@@ -168,10 +149,10 @@ def store_row(board: Board, row: Row, rows: list[dict]) -> Row:
     stored (``created=False``) when the same content arrived concurrently."""
     preds = "".join(json.dumps({k: r.get(k) for k in ALLOWED_FIELDS if k in r}, ensure_ascii=False) + "\n"
                     for r in rows)
-    _write_exclusive(board.path / "predictions" / f"{row.id}.jsonl", preds)
+    atomic_create(board.path / "predictions" / f"{row.id}.jsonl", preds)
     data = row.to_dict()
     data.pop("created")
-    if not _write_exclusive(board.path / "submissions" / f"{row.id}.json",
+    if not atomic_create(board.path / "submissions" / f"{row.id}.json",
                             json.dumps(data, ensure_ascii=False, indent=1) + "\n"):
         return existing_row(board, row.id)
     return row

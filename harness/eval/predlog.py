@@ -9,8 +9,8 @@ One JSON object per line (UTF-8, JSON Lines), the fields of :data:`FIELDS`:
 Each answer is appended as one line and flushed as soon as it arrives, so a crash loses at
 most the answers in flight. A line cut off by a crash is removed when the file is opened
 again. An id whose latest line has an error is not done: a resumed run asks it again and
-appends the new line; :meth:`PredictionLog.compact` finally rewrites the file (to a temp
-name, then renamed) with exactly one line per id, in bench order, which is the form the
+appends the new line; :meth:`PredictionLog.compact` finally rewrites the file (atomically,
+``hub.atomic``) with exactly one line per id, in bench order, which is the form the
 leaderboard accepts.
 """
 
@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from hub.atomic import atomic_open, atomic_write_json
 
 FIELDS = ("id", "output", "parsed", "latency_s", "error")
 
@@ -97,18 +98,9 @@ class PredictionLog:
         self.close()
         seen = set(order)
         ids = [i for i in order if i in self.records] + [i for i in self.records if i not in seen]
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                for i in ids:
-                    fh.write(json.dumps(self.records[i], ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_open(self.path, fsync=True) as fh:
+            for i in ids:
+                fh.write(json.dumps(self.records[i], ensure_ascii=False) + "\n")
         self._fh = open(self.path, "a", encoding="utf-8")
 
     def __enter__(self) -> "PredictionLog":
@@ -116,25 +108,6 @@ class PredictionLog:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def atomic_write_json(path: str | Path, obj, *, indent: int | None = 1) -> None:
-    """Write ``obj`` as UTF-8 JSON to ``path`` via a temp file and rename (never a
-    half-written file under the final name)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, indent=indent)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def check_run_identity(output: Path, identity: dict, error: type[Exception] = RuntimeError) -> None:
@@ -147,7 +120,7 @@ def check_run_identity(output: Path, identity: dict, error: type[Exception] = Ru
         if any(output.glob("predictions*.jsonl")):
             raise error(f"{output}: holds predictions but no run.json, so it is not known what they answer; "
                         "use a new --output folder")
-        atomic_write_json(path, identity)
+        atomic_write_json(path, identity, fsync=True)
         return
     old = json.loads(path.read_text("utf-8"))
     diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))

@@ -43,10 +43,11 @@ from harness.bench import (
 )
 from harness.eval.backends import BACKENDS
 from harness.eval.backends.base import BackendOptions, Request, parse_model_spec
-from harness.eval.predlog import PredictionLog, atomic_write_json, check_run_identity
+from harness.eval.predlog import PredictionLog, check_run_identity
 from harness.eval.sampling import stratified_sample
 from harness.interop.official import is_official_bench, read_official_bench
 from harness.scoring import make_judge, package_versions, scorer_settings
+from hub.atomic import atomic_write_json
 from hub.read import load_hub_layout
 from metrics.acce.labels import EARLY_FORM_SCRIPTS
 from metrics.acce.paper import official_reference, score_paper
@@ -312,7 +313,7 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
                       "generation_s": round(gen_s, 2), "scoring_s": round(time.time() - t_score, 2),
                       "wall_time_s": round(time.time() - t_start, 2),
                       "command": " ".join(sys.argv) if sys.argv else None}
-    atomic_write_json(output / "results.json", results)
+    atomic_write_json(output / "results.json", results, fsync=True)
     return results
 
 

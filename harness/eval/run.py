@@ -52,10 +52,11 @@ from harness.eval.ask import Worker, answer_all, bench_neighbours, pending
 from harness.eval.backends import BACKENDS
 from harness.eval.backends.base import parse_model_spec
 from harness.eval.options import EvalOptions, RunError, backend_options, check_options
-from harness.eval.predlog import atomic_write_json, check_run_identity
+from harness.eval.predlog import check_run_identity
 from harness.eval.results import add_scores, cached_scores, jsonable, results_head, run_warnings, scoring_key
 from harness.eval.sampling import stratified_sample
 from harness.scoring import make_judge, scorer_settings
+from hub.atomic import atomic_write_json
 
 
 def _run_identity(opts: EvalOptions, spec, bench_fp: str, decoding: dict) -> dict:
@@ -130,7 +131,7 @@ def _ask(opts: EvalOptions, spec, backend, gallery, ds, metas: list[dict], ids: 
     worker = Worker(backend, ds, metas, opts, gallery, neighbours if backend.prompted else None)
     gen_s = answer_all(spec, worker, items, logs, opts, ids)
     if backend.reads_images:  # which component read each glyph, with its candidates
-        atomic_write_json(output / "decisions.json", jsonable(backend.decision_records()))
+        atomic_write_json(output / "decisions.json", jsonable(backend.decision_records()), fsync=True)
     records = {w: {i: logs[w].records.get(i) for i in ids} for w in logs}
     n_errors = {w: sum(1 for r in recs.values() if r is None or r.get("error")) for w, recs in records.items()}
     return output, items, retried, records, n_errors, gen_s
@@ -184,7 +185,7 @@ def evaluate(opts: EvalOptions) -> dict:
     results["run"]["scoring_s"] = round(time.time() - t_score, 2)
     results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
     results["run"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    atomic_write_json(output / "results.json", jsonable(results))
+    atomic_write_json(output / "results.json", jsonable(results), fsync=True)
     return results
 
 

@@ -31,8 +31,8 @@ import yaml
 
 import jiezi_dataset
 from harness import render
-from harness.eval.predlog import atomic_write_json
 from hub import templates
+from hub.atomic import atomic_write_json
 from hub.rows import BENCH_FEATURES, BENCH_IMAGE_FEATURES, QA_FEATURES
 from metrics.acce import labels
 from metrics.acce.core import parse_answer
