@@ -9,14 +9,13 @@ import base64
 import hashlib
 import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
 import datasets
 import pytest
 from harness_fixtures import build_hub_folders
+from openai_server import Call, OpenAIServer
 from typer.testing import CliRunner
 
 from harness.bench import load_bench
@@ -40,43 +39,21 @@ from metrics.acce import labels
 from metrics.acce.paper_reply import REFERENCE_FIELDS
 
 
-class PaperServer:
-    """Chat completions on 127.0.0.1: the reply for an image is ``replies[sha256 of its PNG
-    data URL]`` (default ``"{}"``); every request is kept (messages, image hashes)."""
+class PaperServer(OpenAIServer):
+    """The fake OpenAI server (``tests/openai_server.py``): the reply for an image is
+    ``replies[sha256 of its PNG data URL]`` (default ``"{}"``); every request is kept
+    (messages, image hashes)."""
 
     def __init__(self, replies: dict[str, str] | None = None):
         self.replies = replies or {}
         self.requests: list[dict] = []
-        self.lock = threading.Lock()
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                hashes = [hashlib.sha256(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])).hexdigest()
-                          for m in body["messages"] if isinstance(m["content"], list)
-                          for p in m["content"] if p["type"] == "image_url"]
-                with server.lock:
-                    server.requests.append({"messages": body["messages"], "images": hashes})
-                answer = server.replies.get(hashes[0] if hashes else "", "{}")
-                data = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}],
-                                   "usage": {"prompt_tokens": 10, "completion_tokens": 5}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
+    def respond(self, call: Call) -> str:
+        hashes = call.image_hashes
+        with self.lock:
+            self.requests.append({"messages": call.messages, "images": hashes})
+        return self.replies.get(hashes[0] if hashes else "", "{}")
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,6 @@ import io
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ from metrics.acce import labels
 from space import board as lb
 from space.data import ALL, DataUnavailable, SpaceConfig, query
 from space.images import GlyphImageError, on_white, prepare, sketch_image
-from space_fixtures import build_space_data, encode, glyph, run_retrieval_eval
+from space_fixtures import build_space_data, encode, glyph, run_retrieval_eval, serve_chat
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -269,54 +267,18 @@ def test_bad_inputs_in_the_exegesis_tab(handlers):
     assert "pick a bench item" in status
 
 
-class _ChatServer(BaseHTTPRequestHandler):
-    """A tiny OpenAI-compatible chat-completions server: answers by question type and
-    fails (HTTP 500) every question about the original meaning."""
-
-    requests: list = []
-    answers = {"字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
-               "六书": "形声", "演变": "篆书从水工声，隶变后水旁作氵。"}
-
-    def do_POST(self):  # noqa: N802 (http.server API)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        user = body["messages"][-1]["content"]
-        text = "".join(p.get("text", "") for p in user if p["type"] == "text")
-        images = [p for p in user if p["type"] == "image_url"]
-        type(self).requests.append((text, images))
-        if "本义" in text or "意义" in text:
-            self.send_response(500)
-            self.end_headers()
-            return
-        answer = next((a for k, a in self.answers.items() if k in text.split("\n")[-1]), "不知道")
-        out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant", "content": answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *args):
-        pass
-
-
 def test_openai_backend_answers_every_question_and_keeps_going_after_an_error(data, tmp_path, monkeypatch):
     from space.app import Handlers
 
     monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        spec = f"openai:tiny-vlm@http://127.0.0.1:{server.server_port}/v1"
+    with serve_chat(fail=("本义", "意义")) as server:  # every question about the original meaning fails
+        spec = f"openai:tiny-vlm@{server.url}"
         h = Handlers(SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=tmp_path / "board",
                                  backends=[spec]))
         status, html, gallery = h.explain(glyph("江"), spec)
-    finally:
-        server.shutdown()
-    asked = _ChatServer.requests
+    asked = server.calls
     assert len(asked) >= 7  # one per question type (+ retries of the failing one)
-    assert all(imgs and imgs[0]["image_url"]["url"].startswith("data:image/png;base64,") for _, imgs in asked)
+    assert all(len(call.image_bytes) == 1 for call in asked)
     assert f"**{spec}** answered" in status.replace("\\", "") and "Not answered: ORIM" in status
     assert "<span class='jz-big'>江</span>" in html and "形声" in html and "「氵」" in html
     assert "no answer" in html  # ORIM's failure is shown in its place

@@ -17,14 +17,16 @@ from harness.eval.backends.base import (
     accepted_forms,
     to_openai_messages,
 )
+from hub.openai_client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ChatClient
 
 API_KEY_ENVS = ("OPENAI_API_KEY", "JIEZI_API_KEY")
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 class OpenAIBackend(Backend):
-    """Chat completions through the ``openai`` client (retries with exponential backoff
-    and jitter on connection errors, 408/409/429 and 5xx, honouring ``Retry-After``).
+    """Chat completions through the project's one client (``hub.openai_client.ChatClient``:
+    the ``openai`` package's retries with exponential backoff and jitter on connection
+    errors, 408/409/429 and 5xx, honouring ``Retry-After``).
 
     ``max_tokens``: answer length limit; ``temperature``: 0 = greedy; ``timeout``: seconds
     per request; ``max_retries``: further attempts after a retryable failure.
@@ -62,39 +64,29 @@ class OpenAIBackend(Backend):
                    timeout=options.timeout, max_retries=options.max_retries, thinking=options.thinking,
                    thinking_budget=options.thinking_budget)
 
-    def __init__(self, spec: ModelSpec, *, max_tokens: int = 1024, temperature: float = 0.0, timeout: float = 120.0,
-                 max_retries: int = 4, api_key: str | None = None, thinking: str | None = None,
-                 thinking_budget: str | None = None):
-        from openai import OpenAI
-
+    def __init__(self, spec: ModelSpec, *, max_tokens: int = 1024, temperature: float = 0.0,
+                 timeout: float = DEFAULT_TIMEOUT, max_retries: int = DEFAULT_MAX_RETRIES, api_key: str | None = None,
+                 thinking: str | None = None, thinking_budget: str | None = None):
         self._thinking_kwargs, self.thinking = thinking_setting.openai_setting(thinking, thinking_budget)
         self.spec = spec
         self.max_tokens = int(max_tokens)
         self.temperature = float(temperature)
-        self.timeout = float(timeout)
-        self.max_retries = int(max_retries)
         key = api_key or next((os.environ[e] for e in API_KEY_ENVS if os.environ.get(e)), None)
         self.key_source = "argument" if api_key else next((e for e in API_KEY_ENVS if os.environ.get(e)), None)
-        # Local servers need no key; the client insists on a string, and sends it as a bearer token.
-        self.client = OpenAI(base_url=spec.base_url, api_key=key or "no-key", timeout=self.timeout,
-                             max_retries=self.max_retries)
+        self.client = ChatClient(spec.base_url, spec.name, api_key=key, timeout=timeout, max_retries=max_retries)
 
     def settings(self) -> dict:
         """Model and decoding settings for results.json (never the key itself)."""
         return {"backend": "openai", "model": self.spec.name, "base_url": self.spec.base_url,
-                "max_tokens": self.max_tokens, "temperature": self.temperature, "timeout_s": self.timeout,
-                "max_retries": self.max_retries, "api_key_from": self.key_source,
+                "max_tokens": self.max_tokens, "temperature": self.temperature, "timeout_s": self.client.timeout,
+                "max_retries": self.client.max_retries, "api_key_from": self.key_source,
                 "image_encoding": "PNG data URL", "thinking": self.thinking}
 
     def generate(self, requests: list[Request]) -> list[str]:
-        """One chat-completions call per request; raises the client's error on failure."""
+        """One chat-completions call per request; raises ``hub.openai_client.ChatError`` on failure."""
         out = []
         for req in requests:
-            resp = self.client.chat.completions.create(
-                model=self.spec.name, messages=to_openai_messages(req.messages),
-                max_tokens=self.max_tokens, temperature=self.temperature, **self._thinking_kwargs)
-            content = resp.choices[0].message.content
-            if isinstance(content, list):
-                content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            out.append(thinking_setting.strip_thinking(content or ""))
+            reply = self.client.complete(to_openai_messages(req.messages), max_tokens=self.max_tokens,
+                                         temperature=self.temperature, **self._thinking_kwargs)
+            out.append(thinking_setting.strip_thinking(reply.text))
         return out
