@@ -18,6 +18,7 @@ from typing import Optional
 
 import typer
 
+from hub.clierror import CLIError, reraise_as_cli_error
 from harness.bench import BenchError
 from harness.board.row import SubmissionError
 from harness.board.submit import submit_file
@@ -101,24 +102,17 @@ def eval_command(
                        retrieval_temperature=retrieval_temperature, embedder=embedder, cache_dir=cache_dir,
                        progress=not no_progress, bertscore=not no_bertscore)
     if protocol not in ("per-question", "paper"):
-        typer.echo(f"jiezi eval: --protocol {protocol!r}: expected per-question or paper", err=True)
-        raise typer.Exit(2)
+        raise CLIError("expected per-question or paper", item="--protocol", field=repr(protocol))
     if prompt_file is not None and protocol != "paper":
-        typer.echo("jiezi eval: --prompt-file applies to --protocol paper", err=True)
-        raise typer.Exit(2)
+        raise CLIError("applies to --protocol paper", item="--prompt-file")
     if protocol == "paper":
-        try:
+        with reraise_as_cli_error(BenchError, ModelSpecError, ScoringSetupError, ValueError, RuntimeError, OSError,
+                                  item="--protocol paper"):
             results = evaluate_paper(opts, prompt_file)
-        except (BenchError, ModelSpecError, ScoringSetupError, ValueError, RuntimeError, OSError) as exc:
-            typer.echo(f"jiezi eval --protocol paper: {exc}", err=True)
-            raise typer.Exit(2) from exc
         print_paper_results(results, output)
         return
-    try:
+    with reraise_as_cli_error(RunError, BenchError, ModelSpecError, ScoringSetupError, ValueError):
         results = evaluate(opts)
-    except (RunError, BenchError, ModelSpecError, ScoringSetupError, ValueError) as exc:
-        typer.echo(f"jiezi eval: {exc}", err=True)
-        raise typer.Exit(2) from exc
     print_results(results, output)
 
 
@@ -182,16 +176,12 @@ def submit_command(
     """Validate, score and store a submission (one immutable row per distinct content and,
     for a `jiezi eval --protocol paper` run, scoring mode)."""
     if scoring not in (None, "reference", "jiezi", "both"):
-        typer.echo(f"submission rejected: --scoring {scoring!r}: expected reference, jiezi or both", err=True)
-        raise typer.Exit(2)
+        raise CLIError("expected reference, jiezi or both", item="--scoring", field=repr(scoring))
     for mode in (("reference", "jiezi") if scoring == "both" else (scoring,)):
-        try:
+        with reraise_as_cli_error(SubmissionError, BenchError, item=f"{predictions}: rejected"):
             row = submit_file(predictions, model_name, meta, board, results, bench=bench,
                               bertscore_model=bertscore_model, judge=judge, progress=True, revision=revision,
                               scoring=mode)
-        except (SubmissionError, BenchError) as exc:
-            typer.echo(f"submission rejected: {exc}", err=True)
-            raise typer.Exit(2) from exc
         _report_submission(row)
 
 
@@ -217,11 +207,8 @@ def verify_command(
     board: Path = typer.Option(Path("leaderboard"), "--board", help="Board folder."),
 ) -> None:
     """Re-score a row's stored predictions with the board's settings and check its stored scores."""
-    try:
+    with reraise_as_cli_error(SubmissionError, BenchError, item=f"row {row!r}"):
         report = verify(board, row, progress=True)
-    except (SubmissionError, BenchError) as exc:
-        typer.echo(f"jiezi leaderboard verify: {exc}", err=True)
-        raise typer.Exit(2) from exc
     name = f"{report['model_name']} (row {report['row'][:12]})"
     if not report["content_ok"]:
         typer.echo(f"{name}: the stored predictions no longer have the row's content id", err=True)
@@ -292,11 +279,8 @@ def lmms_tasks_command(
     bench: Optional[str] = typer.Option(None, "--bench", help="Bench folder or repo id the tasks read (default jiezi/bench)."),
 ) -> None:
     """Write the lmms-eval task folder of JieZi-Bench (use with lmms-eval --include_path)."""
-    try:
+    with reraise_as_cli_error(FileExistsError, FileNotFoundError):
         dest = write_task_folder(output, bench)
-    except (FileExistsError, FileNotFoundError) as exc:
-        typer.echo(f"jiezi lmms-tasks: {exc}", err=True)
-        raise typer.Exit(2) from exc
     typer.echo(f"wrote {dest}; run: lmms-eval --model ... --tasks jiezi_bench --include_path {dest}")
 
 
@@ -311,11 +295,8 @@ def import_official_bench_command(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
 ) -> None:
     """Convert the official bench layout into a JieZi-Bench Hub folder (configs images, all)."""
-    try:
+    with reraise_as_cli_error(OfficialLayoutError, FileExistsError):
         report = import_official_bench(root, out, overwrite=overwrite)
-    except (OfficialLayoutError, FileExistsError) as exc:
-        typer.echo(f"jiezi import official-bench: {exc}", err=True)
-        raise typer.Exit(2) from exc
     typer.echo(f"wrote {out}: {report['images']} images, {report['questions']} questions, "
                f"{len(report['problems'])} problem(s) (see import-report.json)")
 
@@ -329,11 +310,8 @@ def import_official_dataset_command(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output folder."),
 ) -> None:
     """Convert the official VQA rows into TRL-ready JieZi-Dataset rows (config all, split train)."""
-    try:
+    with reraise_as_cli_error(OfficialLayoutError, FileExistsError):
         report = import_official_dataset(vqa_file, out, images_root=images_root, overwrite=overwrite)
-    except (OfficialLayoutError, FileExistsError) as exc:
-        typer.echo(f"jiezi import official-dataset: {exc}", err=True)
-        raise typer.Exit(2) from exc
     typer.echo(f"wrote {out}: {report['rows']} rows ({report['turns']} turns), {len(report['repaired'])} character(s) "
                f"repaired, {len(report['problems'])} problem(s) (see import-report.json)")
     for item in report["repaired"] + report["problems"]:

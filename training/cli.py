@@ -18,6 +18,7 @@ from pathlib import Path
 
 import typer
 
+from hub.clierror import CLIError, reraise_as_cli_error
 from training.card import write_model_card
 from training.plan import plan_recipe
 from training.sft import cli as sft_cli
@@ -34,22 +35,23 @@ train_app = typer.Typer(help="Fine-tune Qwen-family VLMs on JieZi-Dataset (TRL S
 def resolve_recipe(recipe: str) -> Path:
     """A recipe path, or a name under ``training/recipes`` (with or without ``.yaml``).
 
-    Raises ``typer.BadParameter`` naming the recipes that exist."""
+    Raises :class:`hub.clierror.CLIError` naming the recipes that exist."""
     for candidate in (Path(recipe), RECIPES_DIR / recipe, RECIPES_DIR / f"{recipe}.yaml",
                       RECIPES_DIR / "scaling" / f"{recipe}.yaml"):
         if candidate.is_file():
             return candidate
     known = sorted(p.stem for p in RECIPES_DIR.rglob("*.yaml"))
-    raise typer.BadParameter(f"recipe {recipe!r} not found; known recipes: {', '.join(known)}")
+    raise CLIError(f"not found; known recipes: {', '.join(known)}", item=f"recipe {recipe!r}")
 
 
 def resolve_accelerate_config(name: str) -> Path:
-    """An accelerate config path, or a name under ``training/accelerate`` (e.g. ``npu-8-ddp``)."""
+    """An accelerate config path, or a name under ``training/accelerate`` (e.g. ``npu-8-ddp``).
+    Raises :class:`hub.clierror.CLIError` naming the shipped configs."""
     for candidate in (Path(name), ACCELERATE_DIR / name, ACCELERATE_DIR / f"{name}.yaml"):
         if candidate.is_file():
             return candidate
     known = sorted(p.stem for p in ACCELERATE_DIR.glob("*.yaml"))
-    raise typer.BadParameter(f"accelerate config {name!r} not found; shipped configs: {', '.join(known)}")
+    raise CLIError(f"not found; shipped configs: {', '.join(known)}", item=f"accelerate config {name!r}")
 
 
 def npu_overrides(accelerate_config: Path | None) -> list[str]:
@@ -107,7 +109,7 @@ def run(
         import importlib.util
 
         if importlib.util.find_spec("torch_npu") is None:
-            raise typer.BadParameter("needs torch_npu (training/NPU.md has the install)", param_hint="--npu")
+            raise CLIError("needs torch_npu (training/NPU.md has the install)", item="--npu")
         extra = npu_overrides(config) + extra
     args = build_args(path, dataset=dataset, subset=subset, output_dir=output_dir, resume=resume, extra=extra)
     if config is None:
@@ -127,10 +129,8 @@ def _print_plans(recipes: list[Path], *, dataset: str | None, devices: int, subs
     cache: dict = {}
     plans = []
     for recipe in recipes:
-        try:
+        with reraise_as_cli_error(FileNotFoundError, ValueError, item=recipe.name):
             plans.append(plan_recipe(recipe, dataset, devices=devices, subset=subset, cache=cache))
-        except (FileNotFoundError, ValueError) as err:
-            raise typer.BadParameter(f"{recipe.name}: {err}") from err
     if as_json:
         typer.echo(json.dumps([p.as_dict() for p in plans], indent=2, ensure_ascii=False))
         return
@@ -179,10 +179,8 @@ def card(
     model_name: str = typer.Option(None, help="Model name in the card (default: the folder name)."),
 ) -> None:
     """Write RUN_DIR/README.md, the model card: base model, data and subset, settings, scores."""
-    try:
+    with reraise_as_cli_error(FileNotFoundError, ValueError):
         out = write_model_card(run_dir, results, model_name=model_name)
-    except (FileNotFoundError, ValueError) as err:
-        raise typer.BadParameter(str(err)) from err
     typer.echo(f"model card written to {out}")
 
 

@@ -23,6 +23,7 @@ from builder.schema import GlyphRecord, as_drawn
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
 from hub.atomic import atomic_path, atomic_write
+from hub.clierror import CLIError, reraise_as_cli_error
 from hub.skips import SkipLog
 
 
@@ -64,13 +65,13 @@ def build_records(
     struct = None
     if structurizer == "llm":
         if not (llm_base_url and llm_model):
-            raise typer.BadParameter("--structurizer llm needs --llm-base-url and --llm-model")
+            raise CLIError("llm needs --llm-base-url and --llm-model", item="--structurizer")
         from builder.records.llm_structurize import LLMStructurizer  # optional: an LLM endpoint client
 
         struct = LLMStructurizer(llm_base_url, llm_model, os.environ.get(llm_api_key_env),
                                  max_tokens=llm_max_tokens, page_chars=llm_page_chars)
     elif structurizer != "rule":
-        raise typer.BadParameter(f"--structurizer {structurizer!r}: expected 'rule' or 'llm'")
+        raise CLIError("expected 'rule' or 'llm'", item="--structurizer", field=repr(structurizer))
     font_list = None
     if fonts:
         font_list = [f.strip() for spec in fonts for f in spec.split(",") if f.strip()]
@@ -78,11 +79,8 @@ def build_records(
                         user_glyphs=tuple(user_glyphs or ()), size=size, workers=workers, structurizer=struct,
                         images=not no_images, stop_after=stop_after, progress=not quiet, log=con.print,
                         check_hashes=not no_verify)
-    try:
+    with reraise_as_cli_error(reg.SourceError, item="--sources"):
         report = build(opts)
-    except reg.SourceError as exc:
-        con.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
     if report is None:
         raise typer.Exit(0)
     print_report(report, con)
@@ -118,7 +116,7 @@ def print_report(report, con=None) -> None:
 def _records(output: Path):
     path = output / "records.jsonl" if output.is_dir() else output
     if not path.is_file():
-        raise typer.BadParameter(f"{path} not found: run `jiezi build records --output {output}` first")
+        raise CLIError(f"not found: run `jiezi build records --output {output}` first", item=path)
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
@@ -145,7 +143,7 @@ def records_show(
             else:
                 typer.echo(show_record(rec) + "\n")
     if not found:
-        raise typer.BadParameter(f"no record for {characters!r} in {output}")
+        raise CLIError(f"no record in {output}", item=repr(characters))
 
 
 @records_app.command("export-official")
