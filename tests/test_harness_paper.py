@@ -339,7 +339,7 @@ def test_paper_predictions_without_a_run_record_and_wrong_modes(hub, tmp_path):
     # each (bench, protocol, scoring) is its own ranking: both are first of their own group
     assert labels["space-paper"] != labels["space-per-question"] and "per-question" in labels["space-per-question"]
     assert ranks["space-paper"][-1] == ranks["space-per-question"][-1] == "1" and ranks["space-paper"][0] != "1"
-    results = {"format": "jiezi-eval-results/1", "protocol": "per-question",
+    results = {"format": "jiezi-eval-results/1", "protocol": "per-question", "model": {"spec": "x"},
                "bench": {"fingerprint": paper_images(open_board(board))["fingerprint"]}}
     with pytest.raises(SubmissionError, match="per-question"):
         submit(data, "m", None, board, protocol="paper", results=results)

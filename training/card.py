@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from hub.atomic import atomic_write
+from hub.runfiles import check_results
 from metrics.acce.labels import LEVELS, METRICS
 from training.sft import RUN_RECORD
 
@@ -51,8 +52,11 @@ def load_scores(results_path: str | os.PathLike) -> dict:
 
     Returns ``{"scores", "bench" (dict: source, config, split, rows; may be empty),
     "scorer_note" (str or None)}``. Raises ``ValueError`` naming the file when it holds
-    no ACCE metric key."""
+    no ACCE metric key, or (``hub.runfiles.RunFileError``) the field of a results.json that
+    does not fit ``hub.runfiles.Results``."""
     data = json.loads(Path(results_path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "format" in data:  # a results.json, not a bare scores dict
+        check_results(data, str(results_path))
     scores = data.get("scores", data) if isinstance(data, dict) else None
     if not isinstance(scores, dict) or not any(k in scores for k in METRIC_KEYS):
         raise ValueError(f"{results_path}: no ACCE scores (expected a 'scores' object with keys like {METRIC_KEYS[:3]})")

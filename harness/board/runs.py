@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from harness.board.row import SubmissionError
 from harness.board.store import Board
-
-RESULTS_FORMAT = "jiezi-eval-results/1"  # harness.eval.run's results.json
-
+from hub.runfiles import RunFileError, check_results
 
 # Backend settings that change answers (harness.eval.run keeps the same ones in run.json).
 _DECODING_KEYS = ("backend", "model", "max_tokens", "max_new_tokens", "temperature", "decoding", "dtype", "retrieval",
@@ -22,14 +20,17 @@ def run_record(results: dict | None, board: Board) -> dict:
     unknown when the run did not record it), ``protocol``, ``bench_fingerprint``,
     ``bench_revision``, ``bench_content_fingerprint``, ``packages``. Without one,
     ``{"recorded": False}`` and the bench's image sizes. Raises :class:`SubmissionError` when
-    it is not a results.json of ``jiezi eval`` or was made on another bench than the board's.
+    it is not a results.json of ``jiezi eval`` (``hub.runfiles.Results``, naming the field) or
+    was made on another bench than the board's.
     """
     sizes = board.bench.get("image_sizes")
     if results is None:
         return {"recorded": False, "image_size": sizes,
                 "note": "no results.json came with the predictions: model, prompt and decoding are not known"}
-    if not isinstance(results, dict) or results.get("format") != RESULTS_FORMAT:
-        raise SubmissionError(f"the run record is not a results.json written by `jiezi eval` (format {RESULTS_FORMAT!r})")
+    try:
+        check_results(results, "the run record")
+    except RunFileError as exc:
+        raise SubmissionError(f"{exc} (not a results.json written by `jiezi eval`)") from exc
     bench = results.get("bench") or {}
     if bench.get("fingerprint") != board.bench["fingerprint"]:
         raise SubmissionError(_other_bench_message(bench, board.bench))

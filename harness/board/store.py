@@ -21,9 +21,10 @@ from pathlib import Path
 
 from harness.bench import META_COLUMNS, bench_identity, fingerprint, image_sizes, load_bench, resolve_revision
 from harness.board.row import Row, SubmissionError, load_row
-from harness.board.validate import ALLOWED_FIELDS, MAX_BYTES
+from harness.board.validate import MAX_BYTES
 from harness.scoring import resolve_bertscore_model
 from hub.atomic import atomic_create
+from hub.runfiles import PREDICTION_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ def store_row(board: Board, row: Row, rows: list[dict]) -> Row:
     """Write a new ``row`` and its validated predictions ``rows`` (each file with an
     exclusive create, so nothing is ever overwritten); returns ``row``, or the row already
     stored (``created=False``) when the same content arrived concurrently."""
-    preds = "".join(json.dumps({k: r.get(k) for k in ALLOWED_FIELDS if k in r}, ensure_ascii=False) + "\n"
+    preds = "".join(json.dumps({k: r.get(k) for k in PREDICTION_FIELDS if k in r}, ensure_ascii=False) + "\n"
                     for r in rows)
     atomic_create(board.path / "predictions" / f"{row.id}.jsonl", preds)
     data = row.to_dict()

@@ -15,6 +15,7 @@ from harness.board.runs import run_bertscore_model, run_record
 from harness.board.scores import LEVEL_KEYS, score_predictions, scored_by
 from harness.board.store import bench_rows_of, existing_row, open_board, store_row
 from harness.board.validate import MAX_BYTES, row_id, validate_predictions
+from hub.runfiles import RunFileError, read_results
 from metrics.acce import labels
 
 
@@ -108,9 +109,9 @@ def submit_file(path: str | Path, model_name: str, meta_path: str | Path | None,
         raise SubmissionError(f"{results_file}: no such file (the run's results.json)")
     if results_file.is_file() and kwargs.get("results") is None:
         try:
-            kwargs["results"] = json.loads(results_file.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise SubmissionError(f"run record {results_file}: not a readable UTF-8 JSON file ({exc})") from exc
+            kwargs["results"] = read_results(results_file)
+        except RunFileError as exc:
+            raise SubmissionError(f"run record {exc}") from exc
     return submit(p.read_bytes(), model_name, _read_meta(meta_path), board_dir, **kwargs)
 
 

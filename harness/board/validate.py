@@ -2,10 +2,9 @@
 a row (:func:`content_id`, :func:`row_id`).
 
 Submission format (the ``predictions.jsonl`` that ``jiezi eval`` writes): UTF-8 JSON
-Lines, one object per bench row of the board's config/split, each id exactly once;
-fields ``id`` (string, required), ``output`` (string or null, required), and optionally
-``parsed`` (object or null), ``latency_s`` (number or null), ``error`` (string or null);
-no other field; plain JSON only (no NaN/Infinity, no duplicate keys). A submission's id is
+Lines, one ``hub.runfiles.PredictionRow`` per bench row of the board's config/split, each id
+exactly once (``schemas/predictions.schema.json``); plain JSON only (no NaN/Infinity, no
+duplicate keys), valid Unicode text. A submission's id is
 the SHA-256 of its content (the (id, output) pairs sorted by id), so the same answers
 submitted twice are one row."""
 
@@ -17,16 +16,9 @@ import re
 
 from harness.board.row import SubmissionError
 from harness.eval.thinking import label as thinking_label
+from hub.runfiles import PREDICTION_FIELDS, prediction_problem
 
 MAX_BYTES = 50_000_000  # bytes; a full-bench predictions file is a few MB
-
-
-ALLOWED_FIELDS = ("id", "output", "parsed", "latency_s", "error")
-
-
-REQUIRED_FIELDS = ("id", "output")
-
-
 _SHOWN_PROBLEMS = 5
 
 
@@ -59,28 +51,12 @@ def _read_line(n: int, line: str) -> tuple[dict | None, str | None]:
         obj = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
     except ValueError as exc:
         return None, f"line {n}: not plain JSON ({exc})"
-    if not isinstance(obj, dict):
-        return None, f"line {n}: expected a JSON object, got {type(obj).__name__}"
-    unknown = [k for k in obj if k not in ALLOWED_FIELDS]
-    if unknown:
-        return None, f"line {n}: unknown field(s) {unknown}; allowed fields are {list(ALLOWED_FIELDS)}"
-    missing = [k for k in REQUIRED_FIELDS if k not in obj]
-    if missing:
-        return None, f"line {n}: missing field(s) {missing}"
-    if not isinstance(obj["id"], str) or not obj["id"]:
-        return None, f"line {n}: field 'id' must be a non-empty string"
-    if obj["output"] is not None and not isinstance(obj["output"], str):
-        return None, f"line {n}: field 'output' must be a string or null"
-    if obj.get("parsed") is not None and not isinstance(obj["parsed"], dict):
-        return None, f"line {n}: field 'parsed' must be an object or null"
-    lat = obj.get("latency_s")
-    if lat is not None and (isinstance(lat, bool) or not isinstance(lat, (int, float))):
-        return None, f"line {n}: field 'latency_s' must be a number or null"
-    if obj.get("error") is not None and not isinstance(obj["error"], str):
-        return None, f"line {n}: field 'error' must be a string or null"
+    problem = prediction_problem(obj)  # the fields and their types: hub.runfiles.PredictionRow
+    if problem:
+        return None, f"line {n}: {problem}"
     # Text decoded from UTF-8 holds no surrogate; only a JSON escape (\\uD800-\\uDFFF) can make one.
     bad = None if not _SURROGATE_ESCAPE.search(line) else next(
-        ((k, found) for k in ALLOWED_FIELDS if k in obj and (found := lone_surrogate(obj[k]))), None)
+        ((k, found) for k in PREDICTION_FIELDS if k in obj and (found := lone_surrogate(obj[k]))), None)
     if bad:
         # A JSON escape such as "\ud800" decodes to half a UTF-16 pair: not a character,
         # so the answer cannot be stored or hashed as UTF-8 text.

@@ -1,6 +1,6 @@
 """``predictions.jsonl``: the append-only, resumable record of a run's answers.
 
-One JSON object per line (UTF-8, JSON Lines), the fields of :data:`FIELDS`:
+One JSON object per line (UTF-8, JSON Lines), a ``hub.runfiles.PredictionRow`` each:
 ``id`` (bench row id), ``output`` (raw model text, None when the call failed),
 ``parsed`` (``metrics.acce.core.parse_answer`` of the output, None when unparseable),
 ``latency_s`` (seconds of the backend call that produced it; a batch shares one call),
@@ -21,9 +21,7 @@ import os
 from pathlib import Path
 
 from hub.atomic import atomic_open, atomic_write_json
-
-FIELDS = ("id", "output", "parsed", "latency_s", "error")
-
+from hub.runfiles import PREDICTION_FIELDS, check_prediction, prediction_problem
 
 class PredictionLog:
     """The predictions file at ``path`` (created when missing).
@@ -61,7 +59,7 @@ class PredictionLog:
             except ValueError:
                 self.bad_lines += 1
                 continue
-            if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
+            if prediction_problem(rec) is not None:  # not a prediction: counted, and its id asked again
                 self.bad_lines += 1
                 continue
             self.records[rec["id"]] = rec
@@ -75,8 +73,9 @@ class PredictionLog:
         return {k for k, r in self.records.items() if r.get("error") is not None}
 
     def append(self, record: dict) -> None:
-        """Append one record (one ``write`` of one full line, then flush)."""
-        rec = {k: record.get(k) for k in FIELDS}
+        """Append one record (one ``write`` of one full line, then flush); its fields are
+        those of ``hub.runfiles.PredictionRow``, checked first (:class:`hub.runfiles.RunFileError`)."""
+        rec = check_prediction({k: record.get(k) for k in PREDICTION_FIELDS}, f"{self.path}: new line")
         self._fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
         self._fh.flush()
         self.records[rec["id"]] = rec

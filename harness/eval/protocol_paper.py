@@ -47,13 +47,12 @@ from harness.eval.predlog import PredictionLog, check_run_identity
 from harness.eval.sampling import stratified_sample
 from harness.interop.official import is_official_bench, read_official_bench
 from harness.scoring import make_judge, package_versions, scorer_settings
-from hub.atomic import atomic_write_json
+from hub.runfiles import RESULTS_FORMAT, write_results
 from hub.read import load_hub_layout
 from metrics.acce.labels import EARLY_FORM_SCRIPTS
 from metrics.acce.paper import official_reference, score_paper
 
 PROTOCOLS = ("per-question", "paper")
-RESULTS_FORMAT = "jiezi-eval-results/1"
 IMAGE_COLUMNS = ("image", "image_id", "character", "script", "reference", "unseen_character", "unseen_glyph")
 FAIL_FAST_AFTER = 20  # first replies all failing: stop (wrong URL, server down)
 
@@ -313,7 +312,7 @@ def evaluate_paper(opts, prompt_file: str | Path | None = None) -> dict:
                       "generation_s": round(gen_s, 2), "scoring_s": round(time.time() - t_score, 2),
                       "wall_time_s": round(time.time() - t_start, 2),
                       "command": " ".join(sys.argv) if sys.argv else None}
-    atomic_write_json(output / "results.json", results, fsync=True)
+    write_results(output / "results.json", results)
     return results
 
 

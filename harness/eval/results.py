@@ -19,9 +19,9 @@ from harness.eval.backends import BACKENDS
 from harness.eval.options import EvalOptions
 from harness.eval.sampling import keep_config_fields, restrict_metrics
 from harness.scoring import package_versions, score_rows
+from hub.runfiles import RESULTS_FORMAT, RunFileError, read_results
 from metrics.acce import labels
 
-RESULTS_FORMAT = "jiezi-eval-results/1"
 
 
 def _avg_delta(base: dict, variants: list[dict]) -> dict:
@@ -44,8 +44,8 @@ def run_warnings(records: dict, n_errors: dict, ids: list[str], previous: Path) 
         warnings.append(f"{n_empty} of {len(ids)} questions got an empty answer (a baseline gives none when it "
                         "abstains or the decided character's record lacks the field); they score 0")
     try:
-        prev_rows = json.loads(previous.read_text("utf-8"))["bench"]["rows"] if previous.exists() else None
-    except (ValueError, KeyError, TypeError):
+        prev_rows = read_results(previous)["bench"]["rows"] if previous.exists() else None
+    except RunFileError:
         prev_rows = None
     if prev_rows is not None and prev_rows != len(ids):
         warnings.append(f"results.json scored {prev_rows} rows before and now scores {len(ids)} (--limit changed); "
@@ -88,8 +88,8 @@ def cached_scores(previous: Path, scoring_key: str) -> dict | None:
     if not previous.exists():
         return None
     try:
-        cached = json.loads(previous.read_text("utf-8"))
-    except ValueError:
+        cached = read_results(previous)
+    except RunFileError:  # damaged or of another version: scored again
         return None
     return cached if cached.get("run", {}).get("scoring_key") == scoring_key else None
 

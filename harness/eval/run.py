@@ -57,6 +57,7 @@ from harness.eval.results import add_scores, cached_scores, jsonable, results_he
 from harness.eval.sampling import stratified_sample
 from harness.scoring import make_judge, scorer_settings
 from hub.atomic import atomic_write_json
+from hub.runfiles import write_results
 
 
 def _run_identity(opts: EvalOptions, spec, bench_fp: str, decoding: dict) -> dict:
@@ -185,7 +186,7 @@ def evaluate(opts: EvalOptions) -> dict:
     results["run"]["scoring_s"] = round(time.time() - t_score, 2)
     results["run"]["wall_time_s"] = round(time.time() - t_start, 2)
     results["run"]["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    atomic_write_json(output / "results.json", jsonable(results), fsync=True)
+    write_results(output / "results.json", jsonable(results))
     return results
 
 

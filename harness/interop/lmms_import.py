@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RESULTS_FORMAT = "jiezi-eval-results/1"
+from hub.runfiles import RESULTS_FORMAT
+
 PER_QUESTION_TASKS = ("jiezi_bench_l1", "jiezi_bench_l2", "jiezi_bench_l3", "jiezi_bench_l4")
 PAPER_TASK = "jiezi_bench_paper"
 _SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>jiezi_bench\w*)\.jsonl$")
