@@ -7,8 +7,8 @@
   paper recipes or of the given ones.
 - ``jiezi train card RUN_DIR``: the model card of a finished run (with bench scores).
 
-Third-party heavy imports (accelerate, rich, yaml) happen inside the commands; the training
-modules themselves load lazily only what needs transformers or TRL.
+Third-party heavy imports (accelerate, rich, yaml) and the training modules (card, plan,
+sft) happen inside the commands, so ``jiezi --help`` loads none of them.
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from pathlib import Path
 import typer
 
 from hub.clierror import CLIError, reraise_as_cli_error
-from training.card import write_model_card
-from training.plan import plan_recipe
-from training.sft import cli as sft_cli
 
 TRAINING_DIR = Path(__file__).resolve().parent
 RECIPES_DIR = TRAINING_DIR / "recipes"
@@ -113,6 +110,8 @@ def run(
         extra = npu_overrides(config) + extra
     args = build_args(path, dataset=dataset, subset=subset, output_dir=output_dir, resume=resume, extra=extra)
     if config is None:
+        from training.sft import cli as sft_cli  # transformers, TRL
+
         sft_cli(args)
         return
     from accelerate.commands.launch import launch_command, launch_command_parser
@@ -125,6 +124,8 @@ def _print_plans(recipes: list[Path], *, dataset: str | None, devices: int, subs
                  as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
+
+    from training.plan import plan_recipe
 
     cache: dict = {}
     plans = []
@@ -179,6 +180,8 @@ def card(
     model_name: str = typer.Option(None, help="Model name in the card (default: the folder name)."),
 ) -> None:
     """Write RUN_DIR/README.md, the model card: base model, data and subset, settings, scores."""
+    from training.card import write_model_card
+
     with reraise_as_cli_error(FileNotFoundError, ValueError):
         out = write_model_card(run_dir, results, model_name=model_name)
     typer.echo(f"model card written to {out}")

@@ -15,16 +15,13 @@ from typing import Optional
 
 import typer
 
-records_app = typer.Typer(help="Inspect built records; convert to and from the official JieZi metadata layout.",
-                          no_args_is_help=True)
-
-from builder.records.show import show_record
-from builder.schema import GlyphRecord, as_drawn
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
 from hub.atomic import atomic_path, atomic_write
 from hub.clierror import CLIError, reraise_as_cli_error
-from hub.skips import SkipLog
+
+records_app = typer.Typer(help="Inspect built records; convert to and from the official JieZi metadata layout.",
+                          no_args_is_help=True)
 
 
 def _characters(spec: Optional[str]) -> Optional[list[str]]:
@@ -114,6 +111,9 @@ def print_report(report, con=None) -> None:
 
 
 def _records(output: Path):
+    """The GlyphRecords of ``output`` (a records folder or a records.jsonl), one by one."""
+    from builder.schema import GlyphRecord  # pydantic models: loaded by the commands that read records
+
     path = output / "records.jsonl" if output.is_dir() else output
     if not path.is_file():
         raise CLIError(f"not found: run `jiezi build records --output {output}` first", item=path)
@@ -132,6 +132,9 @@ def records_show(
 ) -> None:
     """Print the records of some characters, every field with its provenance (an
     oracle-bone or bronze record without the modern analysis: ``builder.schema.as_drawn``)."""
+    from builder.records.show import show_record
+    from builder.schema import as_drawn
+
     wanted = set(characters)
     found = 0
     for rec in _records(output):
@@ -169,6 +172,7 @@ def records_import_official(
 ) -> None:
     """Convert official JieZi metadata to this project's GlyphRecords (provenance: the official entry)."""
     from builder.records.official import import_official
+    from hub.skips import SkipLog
 
     skipped = SkipLog()
     recs = import_official(path, skipped, images_root=images_root)
