@@ -8,12 +8,15 @@ happen inside the command functions).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import signal
 import sys
 
 import typer
+
+from hub.clierror import CLIError
 
 app = typer.Typer(
     name="jiezi",
@@ -42,6 +45,38 @@ _STAGES = ("builder.cli", "harness.cli", "training.cli", "space.cli")
 
 for _name in _STAGES:
     importlib.import_module(_name).register(app)
+
+
+def _exits_on_cli_error(callback, command: str):
+    """``callback`` that prints a :class:`hub.clierror.CLIError` as ``<command>: <error>`` on
+    stderr and exits with status 2 (one place for every command's error block)."""
+
+    @functools.wraps(callback)  # typer reads the parameters from the wrapped signature
+    def run(*args, **kwargs):
+        try:
+            return callback(*args, **kwargs)
+        except CLIError as exc:
+            typer.echo(f"{command}: {exc}", err=True)
+            raise typer.Exit(exc.exit_status) from exc
+
+    return run
+
+
+def _wrap_commands(typer_app: typer.Typer, prefix: str) -> None:
+    """Wrap every command (and group callback) registered under ``typer_app`` with
+    :func:`_exits_on_cli_error`, naming it ``prefix`` + its command path."""
+    for info in typer_app.registered_commands:
+        name = info.name or info.callback.__name__.replace("_", "-")
+        info.callback = _exits_on_cli_error(info.callback, f"{prefix} {name}")
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        name = f"{prefix} {group.name or sub.info.name}"
+        if sub.registered_callback is not None and sub.registered_callback.callback is not None:
+            sub.registered_callback.callback = _exits_on_cli_error(sub.registered_callback.callback, name)
+        _wrap_commands(sub, name)
+
+
+_wrap_commands(app, "jiezi")
 
 
 def main() -> None:

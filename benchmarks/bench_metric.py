@@ -29,19 +29,19 @@ import os
 import random
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the fake OpenAI server
 
 from metrics.acce import normalize  # noqa: E402
 from metrics.acce.bertscore import BertScoreStage  # noqa: E402
 from metrics.acce.core import score  # noqa: E402
 from metrics.acce.judge import JudgeRequest, OpenAIJudge  # noqa: E402
 from metrics.acce.labels import EVOLUTION_TYPES, SCRIPTS  # noqa: E402
+from openai_server import OpenAIServer, Reply  # noqa: E402
 
 TYPES = {"pictographic": "象形", "ideographic": "会意", "pictophonetic": "形声"}
 STRUCT_NAMES = {"⿰": "左右结构", "⿱": "上下结构", "⿲": "左中右结构", "⿳": "上中下结构", "⿴": "全包围结构",
@@ -205,34 +205,8 @@ def bench_bertscore(model: str, n_pairs: int, rng: random.Random, entries: list[
           f"load {load_ours:.1f} s vs {load_direct:.1f} s")
 
 
-class _Server:
-    def __init__(self, latency: float):
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                time.sleep(latency)
-                raw = json.dumps({"choices": [{"message": {"content": "分数：3"}}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def bench_judge(n_calls: int, latency: float, concurrency: int) -> None:
-    server = _Server(latency)
+    server = OpenAIServer(respond=lambda call: Reply("分数：3", delay=latency))  # tests/openai_server.py
     reqs = [JudgeRequest("FAC" if i % 2 else "SCE", f"参考演变{i}", f"模型回答{i}") for i in range(n_calls)]
     with tempfile.TemporaryDirectory() as tmp:
         judge = OpenAIJudge(server.url, "loopback", cache=Path(tmp) / "c.sqlite", concurrency=concurrency)

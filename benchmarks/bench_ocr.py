@@ -22,9 +22,9 @@ Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
 
 ``--width``: exact reading of 300 random makemeahanzi characters in three typefaces and
 of the LXGW seal font's characters for recogniser lines 48, 96, 160 and 320 pixels wide
-(the glyph is always 48 x 48 at the left): why :data:`harness.ocr.CANVAS_WIDTH` is 96.
+(the glyph is always 48 x 48 at the left): why :data:`harness.baselines.ocr.CANVAS_WIDTH` is 96.
 ``--components``: connected dark regions of the normalised glyph for gallery images of
-each script, the bench images and synthetic noise: why :data:`harness.ocr.MAX_COMPONENTS`
+each script, the bench images and synthetic noise: why :data:`harness.baselines.ocr.MAX_COMPONENTS`
 is 40. ``--fusion``: the fused candidate model as a gradient-boosted classifier vs a
 logistic regression on the same features, decided on the held-out half of the gallery
 samples, per script and condition: top-1, answered and strict accuracy (%).
@@ -69,7 +69,7 @@ def _bench_images(bench: str):
 
 
 def reader_speed(bench: str, cores: int) -> None:
-    from harness.ocr import GlyphReader
+    from harness.baselines.ocr import GlyphReader
 
     images, _ = _bench_images(bench)
     reader = GlyphReader(threads=cores)
@@ -88,7 +88,7 @@ def reader_speed(bench: str, cores: int) -> None:
 
 
 def fused_speed(bench: str, gallery: str, cache_dir: Path | None) -> None:
-    from harness.fusion import build_fused
+    from harness.baselines.fusion import build_fused
 
     t0 = time.perf_counter()
     fb = build_fused(gallery, cache_dir=cache_dir, progress=False)
@@ -143,7 +143,7 @@ def widths(sources: Path) -> None:
     from fontTools.ttLib import TTFont
     from PIL import Image, ImageDraw, ImageFont
 
-    import harness.ocr as ocr
+    import harness.baselines.ocr as ocr
 
     chars = [json.loads(line)["character"] for line in open(sources / "makemeahanzi" / "dictionary.txt", encoding="utf-8")]
     chars = random.Random(0).sample([c for c in chars if "\u4e00" <= c <= "\u9fff"], 300)
@@ -197,7 +197,7 @@ def components(bench: str, gallery: str) -> None:
     from scipy import ndimage
 
     from harness.bench import load_gallery
-    from harness.embed import normalise_glyphs
+    from harness.baselines.embed import normalise_glyphs
 
     def count(images):
         return np.asarray([ndimage.label(np.asarray(g) < 128)[1] for g in normalise_glyphs(images, 48)])
@@ -218,9 +218,9 @@ def components(bench: str, gallery: str) -> None:
 def fusion_models(gallery: str, cache_dir: Path | None) -> None:
     from sklearn.linear_model import LogisticRegression
 
-    from harness.fusion import FusedBaseline, fit_candidates, fusion_samples
-    from harness.ocr import GlyphReader
-    from harness.retrieval import build_baseline
+    from harness.baselines.fusion import FusedBaseline, fit_candidates, fusion_samples
+    from harness.baselines.ocr import GlyphReader
+    from harness.baselines.retrieval import build_baseline
 
     fb = FusedBaseline(build_baseline(gallery, cache_dir=cache_dir, progress=False), GlyphReader())
     d = fusion_samples(fb)
@@ -251,7 +251,7 @@ def fusion_models(gallery: str, cache_dir: Path | None) -> None:
 def risk_coverage(run: Path, bench: str) -> None:
     import json
 
-    from harness.abstention import curves_by_script, format_table
+    from harness.baselines.abstention import curves_by_script, format_table
     from harness.bench import load_bench
     from metrics.acce.variants import same_character
 

@@ -20,21 +20,21 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
-import json
 import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from harness.backends import image_data_url
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the fake OpenAI server
 from harness.bench import load_bench
+from harness.eval.backends.base import image_data_url
+from harness.eval.protocol_paper import evaluate_paper, load_paper_images
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 from harness.prompts import PAPER_PROMPT
-from harness.protocol_paper import evaluate_paper, load_paper_images
-from harness.run import EvalOptions, evaluate
+from openai_server import Call, OpenAIServer
 
 
 class Counter:
@@ -56,42 +56,23 @@ class Counter:
 
 
 def start_server(answers: dict[str, list[tuple[str, str]]], paper: dict[str, str], counter: Counter,
-                 image_tokens: int) -> tuple[ThreadingHTTPServer, str]:
-    """A chat-completions server on 127.0.0.1: ``answers[image sha]`` = [(question, answer)],
-    ``paper[image sha]`` = reference JSON. Returns (server, base URL)."""
+                 image_tokens: int) -> OpenAIServer:
+    """The tests' fake OpenAI server (``tests/openai_server.py``) on 127.0.0.1:
+    ``answers[image sha]`` = [(question, answer)], ``paper[image sha]`` = reference JSON;
+    tokens counted into ``counter``. Started; stop it with ``close()``."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
+    def respond(call: Call) -> str:
+        texts = [p.get("text", "") for p in call.parts() if p.get("type") == "text"]
+        user, shas = (texts[-1] if texts else ""), call.image_hashes
+        sha = shas[0] if shas else ""
+        if PAPER_PROMPT in user:
+            reply = paper.get(sha, "{}")
+        else:
+            reply = next((a for q, a in answers.get(sha, []) if q in user), "")
+        counter.add(sum(len(t) for t in texts) + image_tokens * len(shas), len(reply))
+        return reply
 
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            texts, shas = [], []
-            for m in body["messages"]:
-                parts = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
-                for p in parts:
-                    if p["type"] == "image_url":
-                        shas.append(hashlib.sha256(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])).hexdigest())
-                    else:
-                        texts.append(p["text"])
-            user = texts[-1] if texts else ""
-            sha = shas[0] if shas else ""
-            if PAPER_PROMPT in user:
-                reply = paper.get(sha, "{}")
-            else:
-                reply = next((a for q, a in answers.get(sha, []) if q in user), "")
-            counter.add(sum(len(t) for t in texts) + image_tokens * len(shas), len(reply))
-            data = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    return OpenAIServer(respond=respond)
 
 
 def reference_tables(bench: str, limit_images: int | None):
@@ -122,7 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     answers, paper, n_rows, n_images = reference_tables(args.bench, args.limit_images)
     counter = Counter()
-    httpd, url = start_server(answers, paper, counter, args.image_tokens)
+    server = start_server(answers, paper, counter, args.image_tokens)
+    url = server.url
     model = f"openai:loopback-reference@{url}"
     print(f"bench {args.bench}: {n_images} images, {n_rows} questions; {args.image_tokens} tokens per image")
     print(f"{'protocol':<14}{'requests':>10}{'prompt tok':>14}{'completion tok':>16}{'wall s':>9}  scores (CHAR / COMR)")
@@ -142,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{protocol:<14}{counter.requests:>10,}{counter.prompt_tokens:>14,}{counter.completion_tokens:>16,}"
                       f"{wall:>9.1f}  {char:.1f} / {comr:.1f}")
     finally:
-        httpd.shutdown()
+        server.close()
 
 
 if __name__ == "__main__":

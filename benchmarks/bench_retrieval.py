@@ -30,7 +30,7 @@ leave-one-out on 2,000 gallery glyphs whose (character, script) has other images
 character accuracy and structure / formation agreement with the query's own record for
 k in {1, 5, 10, 20} x T in {0.005, 0.01, 0.02, 0.05, 0.1} (abstention off).
 
-``--risk-coverage``: the abstention of the baseline (``harness.abstention``). Fits (or
+``--risk-coverage``: the abstention of the baseline (``harness.baselines.abstention``). Fits (or
 loads) the calibration on held-out gallery glyphs and prints its risk-coverage tables
 per script on the held-out half, for all three conditions together and for each (seen,
 unseen character, held-out script); then decides every distinct bench image and prints
@@ -77,7 +77,7 @@ def _throughput(embedder, images, workers=1) -> float:
 
 def embedding_speed(gallery: str, n: int) -> None:
     from harness.bench import load_gallery
-    from harness.embed import make_embedder
+    from harness.baselines.embed import make_embedder
 
     ds = load_gallery(gallery)
     sub = ds.select(range(min(n, len(ds))))
@@ -129,7 +129,7 @@ def full_run(bench: str, gallery: str | None, cores: int, bertscore_model: str |
 def proxy(sources: Path, embedders: tuple[str, ...] = ("hog", "efficientnet-lite0", "ppocr-v6")) -> None:
     from PIL import Image, ImageDraw, ImageFont
 
-    from harness.embed import make_embedder
+    from harness.baselines.embed import make_embedder
 
     chars = []
     for line in open(sources / "makemeahanzi" / "dictionary.txt", encoding="utf-8"):
@@ -190,7 +190,7 @@ def tune(gallery: str) -> None:
     from collections import Counter
 
     from harness.render import formation_text
-    from harness.retrieval import RetrievalSettings, build_baseline
+    from harness.baselines.retrieval import RetrievalSettings, build_baseline
 
     rb = build_baseline(gallery, RetrievalSettings(use_turns=False))
     rb.calibration = None  # the defaults were tuned for the vote itself, before abstention
@@ -225,9 +225,10 @@ def tune(gallery: str) -> None:
 
 
 def risk_coverage_report(bench: str, gallery: str) -> None:
-    from harness.abstention import CONDITIONS, curves_by_script, format_table
+    from harness.baselines.abstention import CONDITIONS, curves_by_script, format_table
     from harness.bench import load_bench
-    from harness.retrieval import build_baseline, embed_images
+    from harness.baselines.gallery import embed_images
+    from harness.baselines.retrieval import build_baseline
     from metrics.acce import labels
 
     t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Speed of a leaderboard submission (``harness.leaderboard.submit``): prints figures, asserts nothing.
+"""Speed of a leaderboard submission (``harness.board.submit.submit``): prints figures, asserts nothing.
 
 Target (issue 16 item 5): a valid submission of a full-bench predictions file (~8K rows,
 one per bench question) finishes in seconds; exact metrics ~1 s of scoring.
@@ -43,7 +43,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import datasets  # noqa: E402
 
-from harness import leaderboard as lb  # noqa: E402
+from harness.board import store as board_store  # noqa: E402
+from harness.board import submit as board_submit  # noqa: E402
 from harness.bench import load_bench  # noqa: E402
 from metrics.acce import bertscore as bs  # noqa: E402
 from metrics.acce import core  # noqa: E402
@@ -77,14 +78,14 @@ def _timed_attrs(targets: list[tuple[object, str, str]]):
 
 
 PHASE_TARGETS = [
-    (lb, "load_bench", "bench: load"),
-    (lb, "fingerprint", "bench: fingerprint"),
-    (lb, "validate_predictions", "validation"),
-    (lb, "_score", "scoring (all)"),
+    (board_store, "load_bench", "bench: load"),
+    (board_store, "fingerprint", "bench: fingerprint"),
+    (board_submit, "validate_predictions", "validation"),
+    (board_submit, "score_predictions", "scoring (all)"),
     (core, "_run_bertscore", "  of which BERTScore"),
     (bs.BertScoreStage, "_build", "    of which model load"),
     (bs.BertScoreStage, "_score_jobs", "    of which bert_score calls"),
-    (lb, "_write_exclusive", "writing"),
+    (board_store, "atomic_create", "writing"),
 ]
 
 
@@ -132,7 +133,7 @@ def run_once(label: str, data: bytes, bench: Path, board: Path, bertscore_model:
     with _timed_attrs(PHASE_TARGETS):
         if prof:
             prof.enable()
-        row = lb.submit(data, "bench " + label.replace(":", ""), None, board, **kwargs)
+        row = board_submit.submit(data, "bench " + label.replace(":", ""), None, board, **kwargs)
         if prof:
             prof.disable()
     wall = time.perf_counter() - t

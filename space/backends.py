@@ -1,12 +1,12 @@
 """The explainers the exegesis tab offers, built once per model spec and cached.
 
-Every spec is built by the harness's backend registry (``harness.backends.BACKENDS``, the
+Every spec is built by the harness's backend registry (``harness.eval.backends.BACKENDS``, the
 one ``jiezi eval`` uses): a backend that reads the glyph itself (``fused``: PP-OCR with
 retrieval, the default; ``ocr``) becomes a fused explainer; one that answers without a
 prompt (``retrieval``, the offline baseline over JieZi-Dataset's ``records`` gallery)
 becomes a retrieval explainer;
 a prompted one (``openai:MODEL@URL``, ``hf:PATH``) is asked with the zero-shot prompt of
-``harness.strategies`` — the same messages ``jiezi eval`` sends.
+``harness.eval.strategies`` — the same messages ``jiezi eval`` sends.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import threading
 
-from harness.backends import BACKENDS, BackendOptions, ModelSpecError, Request, parse_model_spec
-from harness.strategies import zero_shot
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import BackendOptions, ModelSpecError, Request, parse_model_spec
+from harness.eval.strategies import zero_shot
 from space.data import Resources
 from space.exegesis import QUESTION_TYPES, FusedExplainer, ModelExplainer, RetrievalExplainer
 

@@ -1,4 +1,4 @@
-"""The leaderboard and submission tabs over ``harness.leaderboard`` (the code path of
+"""The leaderboard and submission tabs over ``harness.board`` (the code path of
 ``jiezi leaderboard submit|show``): a table frame, a comparison chart, and a submit
 wrapper that turns every rejection into a plain-words message.
 """
@@ -66,7 +66,7 @@ def bench_label(row) -> str:
         return PAPER_BENCH
     d = row.details or {}
     bench = d.get("bench") or {}
-    # the run record (``details["run"]``, harness.leaderboard.run_record) names the protocol
+    # the run record (``details["run"]``, harness.board.runs.run_record) names the protocol
     protocol = d.get("protocol") or (d.get("run") or {}).get("protocol") or getattr(row, "protocol", None)
     protocol_name = protocol.get("name") if isinstance(protocol, dict) else protocol
     scoring = getattr(row, "scoring", None)  # issue 13: reference | jiezi; never ranked together
@@ -112,10 +112,10 @@ def table(board_dir: str | Path | None):
     :class:`BoardUnavailable` when the board cannot be read.
     """
     import pandas as pd
-    from harness import leaderboard
+    from harness.board.table import table as board_table
 
     try:
-        rows = leaderboard.table(board_dir)
+        rows = board_table(board_dir)
     except Exception as exc:  # a damaged board must not take the Space down
         raise BoardUnavailable(f"the leaderboard at {board_dir} cannot be read: {type(exc).__name__}: {exc}") from exc
     records = []
@@ -194,7 +194,7 @@ def chart(frame, models: list[str]):
 
 
 def submit(config, data: bytes | None, model_name: str, form_meta: dict | None, progress=None) -> str:
-    """Submit one upload through ``harness.leaderboard.submit`` (the CLI's code path).
+    """Submit one upload through ``harness.board.submit.submit`` (the CLI's code path).
 
     ``config``: the :class:`space.data.SpaceConfig` (board folder, bench, upload limit,
     scorer); ``data``: the uploaded bytes (the file name is never used); ``form_meta``:
@@ -203,8 +203,8 @@ def submit(config, data: bytes | None, model_name: str, form_meta: dict | None, 
     Returns a markdown message: the new or existing row with the seconds it took, or the
     reason for rejection (a missing file and an empty, 0-byte file each have their own).
     """
-    from harness.leaderboard import SubmissionError
-    from harness.leaderboard import submit as harness_submit
+    from harness.board.row import SubmissionError
+    from harness.board.submit import submit as harness_submit
 
     if data is None:
         return "✕ **Rejected**: no file uploaded: choose your predictions.jsonl first."

@@ -4,7 +4,7 @@ this checkout as they are.
 
 Which modules: those reached by imports from ``space.app`` (``hub.imports.imported_modules``,
 imports inside functions included, so a backend loaded on demand is there too), with the data
-files (:data:`DATA_SUFFIXES`) that lie beside them (``harness/paper_table10.json``). A module
+files (:data:`DATA_SUFFIXES`) that lie beside them (``harness/board/paper_table10.json``). A module
 the app starts importing is bundled without editing a list here.
 
 The Hub runs ``python app.py`` in the Space root; ``space/app.py`` finds its packages

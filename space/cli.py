@@ -15,6 +15,8 @@ from typing import Optional
 
 import typer
 
+from hub.clierror import CLIError, reraise_as_cli_error
+
 LEVEL_KEYS = {"L1": ("CHAR", "SCRC"), "L2": ("STRC", "COMR", "FORC"), "L3": ("ORIM",), "L4": ("COME", "EVOI")}
 
 
@@ -111,7 +113,7 @@ def register(app: typer.Typer) -> None:
             config = SpaceConfig.from_env(bench=bench, dataset=dataset, board=board, backends=backend or None,
                                           max_upload_mb=max_upload_mb, bertscore_model=bertscore_model, judge=judge)
         except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from exc
+            raise CLIError(str(exc)) from exc
         _, url, _ = launch(config, host=host, port=port or None, block=False)
         typer.echo(f"JieZi Space at {url} (bench {config.bench}, dataset {config.dataset}, board {config.board}); "
                    "Ctrl+C stops it")
@@ -128,11 +130,8 @@ def register(app: typer.Typer) -> None:
         imports) and optionally upload it with huggingface_hub."""
         from space.bundle import BundleError, push, write_bundle
 
-        try:
+        with reraise_as_cli_error(BundleError, item=output):
             files = write_bundle(output)
-        except BundleError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from exc
         typer.echo(f"wrote {len(files)} files to {output}")
         if repo_id:
             url = push(output, repo_id)
@@ -162,11 +161,8 @@ def _register_explain(app: typer.Typer) -> None:
         from space.images import GlyphImageError, prepare
 
         config = SpaceConfig(dataset=dataset or default_dataset(), backends=[model])
-        try:
+        with reraise_as_cli_error(BackendUnavailable, item=f"--model {model}"):
             explainer = Explainers(Resources(config)).get(model)
-        except BackendUnavailable as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from exc
         failed = unreachable = 0
         for path in images:
             try:  # one guarded open per file (hub/imageio.py): pixel cap, empty, truncated, undecodable
@@ -180,7 +176,6 @@ def _register_explain(app: typer.Typer) -> None:
                 item = {"image": str(path), "error": f"{type(exc).__name__}: {exc}"}
             typer.echo(json.dumps(item, ensure_ascii=False) if as_json else _explain_text(item))
         if unreachable:
-            typer.echo(f"error: the model answered none of {unreachable} image(s): {model} cannot be reached", err=True)
-            raise typer.Exit(2)
+            raise CLIError(f"answered none of {unreachable} image(s): it cannot be reached", item=f"--model {model}")
         if failed:
             raise typer.Exit(1)

@@ -51,7 +51,7 @@ class SpaceConfig:
     default) and ``retrieval``, which are always offered; ``max_upload_mb``: the largest
     upload accepted, in MiB (enforced by Gradio and again by the app);
     ``bertscore_model`` / ``judge``: the scorer of a leaderboard created by this Space
-    (``harness.leaderboard.open_board``; an existing board keeps its own settings).
+    (``harness.board.store.open_board``; an existing board keeps its own settings).
     """
 
     bench: str = DEFAULT_BENCH
@@ -153,7 +153,7 @@ class Resources:
         """What the retrieval gallery (JieZi-Dataset ``records``) holds, per script:
         ``{"scripts": {script: {"images": n, "characters": m}}, "missing": [...]}`` in
         :data:`metrics.acce.labels.SCRIPTS` order (the shape of
-        ``harness.retrieval.Gallery.coverage``); read from the text columns only."""
+        ``harness.baselines.gallery.Gallery.coverage``); read from the text columns only."""
         def build():
             frame = self.gallery().select_columns(["character", "script"]).to_pandas()
             return coverage_of(frame)

@@ -10,7 +10,7 @@ does (ACCE.md section 1):
 - L3 meaning: ORIM
 - L4 evolution: COME (from the component answer), EVOI
 
-The retrieval baseline (``harness.retrieval``) answers from the records of the nearest
+The retrieval baseline (``harness.baselines.retrieval``) answers from the records of the nearest
 JieZi-Dataset glyphs; this module also finds, for each answered fact, the record field
 (or JieZi-Dataset QA turn) it came from and lists that field's provenance (source, entry
 id, exact span, rule). Model backends (``openai:`` / ``hf:``) answer each question from
@@ -117,7 +117,7 @@ def parse(answer: str, qtype: str) -> dict | None:
 class RetrievalExplainer:
     """The retrieval baseline of the harness, explained.
 
-    ``baseline``: a ``harness.retrieval.RetrievalBaseline``; ``turn_sources``: optional
+    ``baseline``: a ``harness.baselines.retrieval.RetrievalBaseline``; ``turn_sources``: optional
     callable ``image_id -> [(subtask, provenance list)]`` giving the provenance of the
     JieZi-Dataset QA turns of a gallery image (used for values the records lack, such as
     derived evolution types).
@@ -134,7 +134,7 @@ class RetrievalExplainer:
 
     def neighbours(self, image, k: int | None = None) -> list[Neighbour]:
         """The ``k`` nearest gallery glyphs of ``image`` (default: the baseline's k)."""
-        from harness.retrieval import softmax_weights
+        from harness.baselines.retrieval import softmax_weights
 
         k = k or self.records.settings.k
         query = self.gallery.embedder.embed([image])
@@ -290,8 +290,8 @@ class RetrievalExplainer:
 
 
 class FusedExplainer(RetrievalExplainer):
-    """The fused baseline (``harness.fusion.FusedBaseline``: PP-OCR and retrieval) or the
-    recogniser alone (``harness.ocr_baseline.OCRBaseline``), explained: the character is
+    """The fused baseline (``harness.baselines.fusion.FusedBaseline``: PP-OCR and retrieval) or the
+    recogniser alone (``harness.baselines.ocr_baseline.OCRBaseline``), explained: the character is
     decided from the recogniser's reading and the neighbours together, the script by
     retrieval (the recogniser knows none), every later level from the decided character's
     own records with their provenance; the decision says what read the glyph."""

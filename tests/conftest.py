@@ -43,3 +43,13 @@ def _isolated_datasets_cache(tmp_path_factory, monkeypatch):
     import datasets
 
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path_factory.mktemp("hf-datasets"))
+
+
+@pytest.fixture
+def openai_server():
+    """A loopback OpenAI-compatible chat server (``tests/openai_server.py``), closed after the
+    test; set ``openai_server.respond`` to script its answers, read ``openai_server.calls``."""
+    from openai_server import OpenAIServer
+
+    with OpenAIServer() as server:
+        yield server

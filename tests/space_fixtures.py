@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import io
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from openai_server import Call, OpenAIServer, Reply
 from qa_fixtures import build_fixture
 
 FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
@@ -78,40 +77,25 @@ def bench_ids(predictions: Path) -> list[str]:
     return [json.loads(line)["id"] for line in predictions.read_text("utf-8").splitlines() if line.strip()]
 
 
-class ChatCompletions(BaseHTTPRequestHandler):
-    """A loopback OpenAI-compatible ``/v1/chat/completions`` endpoint standing in for a
-    vLLM or SGLang server: it decodes nothing but checks that each request carries one
-    image, and answers by the question's subject (the last line of the user text)."""
-
-    # the first subject found in the question wins: 演变 before 书体 (an evolution question names scripts)
-    answers = {"演变": "篆书从水工声，隶变后水旁作氵。", "字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
-               "六书": "形声", "本义": "水名，长江", "意义": "水名，长江"}
-
-    def do_POST(self):  # noqa: N802 (http.server API)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        user = body["messages"][-1]["content"]
-        text = "".join(p.get("text", "") for p in user if p["type"] == "text")
-        if sum(p["type"] == "image_url" for p in user) != 1:
-            self.send_response(400)
-            self.end_headers()
-            return
-        answer = next((a for k, a in self.answers.items() if k in text.split("\n")[-1]), "不知道")
-        out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant", "content": answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *args):
-        pass
+# the first subject found in the question's last line wins: 构件 and 演变 first (the component
+# question names 演变类型, the evolution question names the scripts)
+CHAT_ANSWERS = {"构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水", "演变": "篆书从水工声，隶变后水旁作氵。",
+                "字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "六书": "形声", "本义": "水名，长江",
+                "意义": "水名，长江"}
 
 
-def serve_chat() -> tuple[ThreadingHTTPServer, str]:
-    """Start :class:`ChatCompletions` on a free 127.0.0.1 port; returns (server, base URL
-    ending in ``/v1``). Stop it with ``server.shutdown()``."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), ChatCompletions)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_port}/v1"
+def serve_chat(fail: tuple[str, ...] = ()) -> OpenAIServer:
+    """The fake OpenAI server (``tests/openai_server.py``) standing in for a vLLM or SGLang
+    server: it decodes nothing but checks that each request carries one image (else HTTP
+    400), and answers by the question's subject (the last line of the user text); a question
+    holding a word of ``fail`` gets HTTP 500. Started; stop it with ``close()``."""
+
+    def respond(call: Call) -> str | Reply:
+        text = "".join(call.texts)
+        if len(call.image_bytes) != 1:
+            return Reply("expected one image", status=400)
+        if any(word in text for word in fail):
+            return Reply("server exploded", status=500)
+        return next((a for k, a in CHAT_ANSWERS.items() if k in text.split("\n")[-1]), "不知道")
+
+    return OpenAIServer(respond=respond)

@@ -1,4 +1,4 @@
-"""lmms-eval end to end on the shipped task folder (harness/lmms_eval_tasks/jiezi_bench).
+"""lmms-eval end to end on the shipped task folder (harness/interop/lmms_eval_tasks/jiezi_bench).
 
 ``python -m lmms_eval`` (0.7.3, the real CLI) runs the whole ``jiezi_bench`` group with its own
 ``qwen2_vl`` model class on a tiny random Qwen2-VL saved to disk (tests/tiny_vlm.py), a few docs

@@ -20,9 +20,9 @@ from harness_fixtures import build_hub_folders
 from test_harness_openai import ChatServer
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
-from harness.lmms import write_task_folder
-from harness.lmms_import import LmmsLogError, read_lmms_log
+from harness.board.table import table
+from harness.interop.lmms import write_task_folder
+from harness.interop.lmms_import import LmmsLogError, read_lmms_log
 from jiezi_cli import app
 from metrics.acce.judge import OpenAIJudge
 
@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 def add_images_config(bench: Path) -> None:
     """Give a fixture bench the ``images`` config (one row per image, the eight-field
     reference) that the published bench has and the paper task reads."""
-    from harness.protocol_paper import load_paper_images
+    from harness.eval.protocol_paper import load_paper_images
 
     ds, _ = load_paper_images(bench)
     (bench / "images").mkdir()
@@ -123,7 +123,7 @@ def _openai_runs(bench, tmp_path, server):
                                   "--board", str(board), "--bench", str(bench["bench"]), "--judge", judge,
                                   "--bertscore-model", "offline-minilm"])
         assert res.exit_code == 0 and "added row" in res.output, res.output
-    rows = {r.protocol: r for r in lb.table(board, include_paper=False)}
+    rows = {r.protocol: r for r in table(board, include_paper=False)}
     assert rows["paper"].scores["CHAR"] is not None and rows["paper"].scores["EVOI_FAC"] == 75.0  # JSON replies
     assert rows["per-question"].scores["EVOI_SCE"] == lmms_evoi == 75.0
     assert rows["per-question"].details["run"]["model_spec"] == "lmms-eval:openai:tiny-vl"
@@ -146,7 +146,7 @@ def _openai_runs(bench, tmp_path, server):
 
 def test_the_llm_judge_path_scores_as_our_judge(tmp_path):
     """EVOI through lmms_eval.llm_judge (the lmms-eval client, our prompts) equals our own judge."""
-    from harness.lmms_judge import LmmsEvalJudge
+    from harness.interop.lmms_judge import LmmsEvalJudge
     from metrics.acce.core import score
 
     server = ChatServer()

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from harness.backends import BACKENDS, Backend, ModelSpec, ModelSpecError, parse_model_spec
-from harness.run import EvalOptions, RunError, evaluate
 from harness_fixtures import build_hub_folders
+
+from harness.eval.backends import BACKENDS
+from harness.eval.backends.base import Backend, ModelSpec, ModelSpecError, parse_model_spec
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 
 
 class FixedAnswerBackend(Backend):

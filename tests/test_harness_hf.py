@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from harness.backends import HFBackend, ModelSpec, auto_device
-from harness.bench import load_bench
-from harness.run import EvalOptions, evaluate
-from harness.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
 from tiny_vlm import build_tiny_vlm
+
+from harness.bench import load_bench
+from harness.eval.backends.base import ModelSpec
+from harness.eval.backends.hf import HFBackend, auto_device
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
+from harness.eval.sampling import stratified_sample
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from harness.bench import load_bench
-from harness.lmms import TASK_DIR, write_task_folder
+from harness.interop.lmms import TASK_DIR, write_task_folder
 from harness_fixtures import build_hub_folders
 from metrics.acce import labels
 
@@ -128,7 +128,7 @@ def test_task_folder_copy_points_at_a_local_bench(tmp_path):
 
 def _with_images_config(bench):
     """The fixture bench plus the ``images`` config (one row per image, eight-field reference)."""
-    from harness.protocol_paper import load_paper_images
+    from harness.eval.protocol_paper import load_paper_images
     from harness_fixtures import _readme
 
     ds, _ = load_paper_images(bench)

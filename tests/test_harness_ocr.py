@@ -9,12 +9,13 @@ import json
 
 import numpy as np
 import pytest
+from harness_fixtures import BENCH_FONT, FACTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
 from PIL import Image, ImageDraw, ImageFont
 
-from harness.backends import ModelSpecError, parse_model_spec
-from harness.ocr import GlyphReader, OCRUnavailable, model_files, single_char_ctc
-from harness.run import EvalOptions, evaluate
-from harness_fixtures import BENCH_FONT, FACTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
+from harness.baselines.ocr import GlyphReader, OCRUnavailable, model_files, single_char_ctc
+from harness.eval.backends.base import ModelSpecError, parse_model_spec
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
 
 COMMON = "江河林明休好木本日月"
 
@@ -173,7 +174,7 @@ def test_fused_backend_records_which_component_decided(hub, tmp_path):
 
 
 def test_fused_baseline_abstains_on_noise(hub):
-    from harness.fusion import build_fused
+    from harness.baselines.fusion import build_fused
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False)
     g = fb.gallery

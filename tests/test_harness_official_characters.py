@@ -11,7 +11,7 @@ import datasets
 from image_files import glyph_image
 from typer.testing import CliRunner
 
-from harness.official import check_character, gbk_mojibake_repair, import_official_dataset
+from harness.interop.official import check_character, gbk_mojibake_repair, import_official_dataset
 from jiezi_cli import app
 
 

@@ -7,32 +7,31 @@ errors, a killed run, and resumed runs that ask only what is missing.
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import os
 import signal
 import subprocess
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from harness.bench import load_bench
-from harness.run import EvalOptions, evaluate
-from harness.sampling import stratified_sample
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
+from harness.eval.sampling import stratified_sample
 from harness_fixtures import build_hub_folders
+from openai_server import Call, OpenAIServer, Reply
 
 REPO = Path(__file__).resolve().parent.parent
 ORIM_QUESTION = "该字的本义是什么？"
 
 
-class ChatServer:
-    """A chat-completions server: ``fail`` (substrings of the last user text answered with
-    HTTP 500), ``hang_after`` (requests after this many successes block until ``release``)."""
+class ChatServer(OpenAIServer):
+    """The fake OpenAI server (``tests/openai_server.py``) answering bench questions: ``fail``
+    (substrings of the last user text answered with HTTP 500), ``hang_after`` (requests after
+    this many successes block until ``release``). ``requests`` keeps what each call asked."""
 
     def __init__(self):
         self.requests: list[dict] = []
@@ -40,80 +39,46 @@ class ChatServer:
         self.hang_after: int | None = None
         self.admitted = 0  # requests let through to an answer
         self.release = threading.Event()
-        self.lock = threading.Lock()
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
+    def respond(self, call: Call) -> str | Reply:
+        assert all(p["image_url"]["url"].startswith("data:image/png;base64,")
+                   for p in call.parts() if p["type"] == "image_url")
+        body = call.body
+        record = {"model": body["model"], "messages": body["messages"], "images": call.image_sizes,
+                  "question": call.question, "auth": call.auth, "temperature": body.get("temperature"),
+                  "chat_template_kwargs": body.get("chat_template_kwargs"),
+                  "reasoning_effort": body.get("reasoning_effort")}
+        with self.lock:
+            self.requests.append(record)
+            failing = any(s in record["question"] for s in self.fail)
+            hang = self.hang_after is not None and self.admitted >= self.hang_after
+            if not failing and not hang:
+                self.admitted += 1
+        if failing:
+            return Reply("server exploded", status=500)
+        if hang:
+            self.release.wait(60)
+            return Reply(body="")
+        return self.answer(record)
 
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.path != "/v1/chat/completions":
-                    self.send_error(404)
-                    return
-                images, texts = [], []
-                for m in body["messages"]:
-                    parts = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
-                    for p in parts:
-                        if p["type"] == "image_url":
-                            url = p["image_url"]["url"]
-                            assert url.startswith("data:image/png;base64,")
-                            img = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
-                            images.append(img.size)
-                        elif m["role"] == "user":
-                            texts.append(p["text"])
-                record = {"model": body["model"], "messages": body["messages"], "images": images,
-                          "question": texts[-1] if texts else "", "auth": self.headers.get("Authorization"),
-                          "temperature": body.get("temperature"),
-                          "chat_template_kwargs": body.get("chat_template_kwargs"),
-                          "reasoning_effort": body.get("reasoning_effort")}
-                with server.lock:
-                    server.requests.append(record)
-                    failing = any(s in record["question"] for s in server.fail)
-                    hang = server.hang_after is not None and server.admitted >= server.hang_after
-                    if not failing and not hang:
-                        server.admitted += 1
-                if failing:
-                    self.send_response(500)
-                    self.send_header("Content-Type", "application/json")
-                    self.end_headers()
-                    self.wfile.write(b'{"error": {"message": "server exploded"}}')
-                    return
-                if hang:
-                    server.release.wait(60)
-                    return
-                if "评审" in json.dumps(body["messages"], ensure_ascii=False):  # the EVOI judge's prompt
-                    answer = "分数：3"
-                elif "现代字典字头" in record["question"]:  # the paper protocol's eight-field request
-                    answer = json.dumps({"现代字典字头": "江", "字形": "楷书", "造字法": ["形声字"], "结构": "⿰",
-                                         "特殊结构": "", "构件": {"水": {"功能": ["表意"], "演变类型": "保留",
-                                                                     "解释": "水流"}},
-                                         "本义": "长江", "历代字形演变": "篆书从水工声，隶变后作氵。"},
-                                        ensure_ascii=False)
-                else:
-                    answer = "江" if "字" in record["question"] else "形声"
-                if (body.get("chat_template_kwargs") or {}).get("enable_thinking"):
-                    answer = "<think>先看字形结构。</think>\n" + answer  # inline, as a server without a reasoning parser
-                reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": answer}}],
-                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    @staticmethod
+    def answer(record: dict) -> str:
+        if "评审" in json.dumps(record["messages"], ensure_ascii=False):  # the EVOI judge's prompt
+            answer = "分数：3"
+        elif "现代字典字头" in record["question"]:  # the paper protocol's eight-field request
+            answer = json.dumps({"现代字典字头": "江", "字形": "楷书", "造字法": ["形声字"], "结构": "⿰",
+                                 "特殊结构": "", "构件": {"水": {"功能": ["表意"], "演变类型": "保留", "解释": "水流"}},
+                                 "本义": "长江", "历代字形演变": "篆书从水工声，隶变后作氵。"}, ensure_ascii=False)
+        else:
+            answer = "江" if "字" in record["question"] else "形声"
+        if (record["chat_template_kwargs"] or {}).get("enable_thinking"):
+            answer = "<think>先看字形结构。</think>\n" + answer  # inline, as a server without a reasoning parser
+        return answer
 
     def close(self):
         self.release.set()
-        self.httpd.shutdown()
+        super().close()
 
 
 @pytest.fixture(scope="module")
@@ -181,14 +146,14 @@ def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failu
 
 
 def test_a_run_whose_first_answers_all_fail_stops_early_and_a_rerun_completes(hub, server, tmp_path, monkeypatch):
-    import harness.run as run
+    import harness.eval.ask as ask
 
-    monkeypatch.setattr(run, "FAIL_FAST_AFTER", 5)
+    monkeypatch.setattr(ask, "FAIL_FAST_AFTER", 5)
     n = len(load_bench(hub["bench"], "all", "test"))
     assert n > 12
     server.fail = ("",)  # every question answered with HTTP 500: a server that is down
     out = tmp_path / "run"
-    with pytest.raises(run.RunError, match=r"first 5 questions all failed.*server exploded|first 5 questions all failed.*500"):
+    with pytest.raises(RunError, match=r"first 5 questions all failed.*server exploded|first 5 questions all failed.*500"):
         evaluate(_opts(hub, server, out, concurrency=1, max_retries=0))
     assert len(server.requests) < n  # it did not go on asking the whole bench
     recorded = _lines(out / "predictions.jsonl")
@@ -288,11 +253,9 @@ def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, 
 
 
 def test_a_run_with_no_answer_at_all_is_not_scored_and_a_partial_one_warns(hub, server, tmp_path):
-    import harness.run as run
-
     server.fail = ("",)
     out = tmp_path / "run"
-    with pytest.raises(run.RunError, match=r"all 3 questions failed, nothing to score"):
+    with pytest.raises(RunError, match=r"all 3 questions failed, nothing to score"):
         evaluate(_opts(hub, server, out, limit=3, concurrency=1, max_retries=0))
     assert not (out / "results.json").exists()
 

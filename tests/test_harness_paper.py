@@ -9,68 +9,51 @@ import base64
 import hashlib
 import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
 import datasets
 import pytest
 from harness_fixtures import build_hub_folders
+from openai_server import Call, OpenAIServer
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
-from harness.backends import image_data_url
 from harness.bench import load_bench
-from harness.official import (
+from harness.board.paper import paper_images
+from harness.board.row import Row, SubmissionError
+from harness.board.store import open_board, submitted_rows
+from harness.board.submit import submit
+from harness.board.table import PROTOCOL_ORDER, protocol_group, table
+from harness.board.verify import verify
+from harness.eval.backends.base import image_data_url
+from harness.eval.protocol_paper import evaluate_paper, load_paper_images
+from harness.eval.options import EvalOptions
+from harness.interop.official import (
     import_official_bench,
     import_official_dataset,
     read_official_bench,
 )
 from harness.prompts import PAPER_PROMPT
-from harness.protocol_paper import evaluate_paper, load_paper_images
-from harness.run import EvalOptions
 from jiezi_cli import app
+from metrics.acce import labels
 from metrics.acce.paper_reply import REFERENCE_FIELDS
 
 
-class PaperServer:
-    """Chat completions on 127.0.0.1: the reply for an image is ``replies[sha256 of its PNG
-    data URL]`` (default ``"{}"``); every request is kept (messages, image hashes)."""
+class PaperServer(OpenAIServer):
+    """The fake OpenAI server (``tests/openai_server.py``): the reply for an image is
+    ``replies[sha256 of its PNG data URL]`` (default ``"{}"``); every request is kept
+    (messages, image hashes)."""
 
     def __init__(self, replies: dict[str, str] | None = None):
         self.replies = replies or {}
         self.requests: list[dict] = []
-        self.lock = threading.Lock()
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                hashes = [hashlib.sha256(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])).hexdigest()
-                          for m in body["messages"] if isinstance(m["content"], list)
-                          for p in m["content"] if p["type"] == "image_url"]
-                with server.lock:
-                    server.requests.append({"messages": body["messages"], "images": hashes})
-                answer = server.replies.get(hashes[0] if hashes else "", "{}")
-                data = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}],
-                                   "usage": {"prompt_tokens": 10, "completion_tokens": 5}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
+    def respond(self, call: Call) -> str:
+        hashes = call.image_hashes
+        with self.lock:
+            self.requests.append({"messages": call.messages, "images": hashes})
+        return self.replies.get(hashes[0] if hashes else "", "{}")
 
 
 @pytest.fixture(scope="module")
@@ -226,19 +209,19 @@ def test_official_dataset_rows_become_trl_rows(hub, tmp_path):
 def test_leaderboard_never_ranks_protocols_together(tmp_path):
     board = tmp_path / "board"
     (board / "submissions").mkdir(parents=True)
-    strong = lb.Row(id="s1", model_name="strong per-question", source="submitted",
-                    scores={**{m: 99.0 for m in lb.labels.METRICS}, "macro": 99.0})
+    strong = Row(id="s1", model_name="strong per-question", source="submitted",
+                    scores={**{m: 99.0 for m in labels.METRICS}, "macro": 99.0})
     data = strong.to_dict()
     data.pop("created")
     data.pop("protocol")
     data.pop("scoring")  # a row stored before issue 13: read as per-question + jiezi
     (board / "submissions" / "s1.json").write_text(json.dumps(data), "utf-8")
-    rows = lb.table(board)
+    rows = table(board)
     paper = [r for r in rows if r.source == "reported in paper"]
     assert all((r.protocol, r.scoring) == ("paper", "reference") for r in paper)
-    groups = [lb.protocol_group(r) for r in rows]
+    groups = [protocol_group(r) for r in rows]
     # the strong per-question row is never ranked among (above) the paper's rows
-    assert groups == sorted(groups, key=lambda g: lb.PROTOCOL_ORDER.index(g))
+    assert groups == sorted(groups, key=lambda g: PROTOCOL_ORDER.index(g))
     assert rows[-1].model_name == "strong per-question"
 
 
@@ -247,8 +230,8 @@ def test_space_board_ranks_within_a_protocol(tmp_path):
 
     board = tmp_path / "board"
     (board / "submissions").mkdir(parents=True)
-    row = lb.Row(id="s1", model_name="strong per-question", source="submitted",
-                 scores={**{m: 99.0 for m in lb.labels.METRICS}, "macro": 99.0})
+    row = Row(id="s1", model_name="strong per-question", source="submitted",
+                 scores={**{m: 99.0 for m in labels.METRICS}, "macro": 99.0})
     data = row.to_dict()
     data.pop("created")
     (board / "submissions" / "s1.json").write_text(json.dumps(data), "utf-8")
@@ -285,7 +268,7 @@ def test_a_paper_run_is_a_board_row_of_its_protocol_and_scoring(hub, tmp_path, m
                               "--board", str(board)])
     assert res.exit_code == 0, res.output
     assert "protocol paper, scoring reference" in res.output and "1 of" in res.output
-    (row,) = lb.submitted_rows(board)
+    (row,) = submitted_rows(board)
     n = len(ds)
     assert (row.protocol, row.scoring) == ("paper", "reference")
     # the run's own reference figures, re-scored by the board: strict (failures count 0)
@@ -300,7 +283,7 @@ def test_a_paper_run_is_a_board_row_of_its_protocol_and_scoring(hub, tmp_path, m
                                "perfect-but-one", "--board", str(board), "--scoring", "both"])
     assert both.exit_code == 0, both.output
     assert "nothing added" in both.output and "protocol paper, scoring jiezi" in both.output
-    rows = {lb.protocol_group(r): r for r in lb.submitted_rows(board)}
+    rows = {protocol_group(r): r for r in submitted_rows(board)}
     assert set(rows) == {("paper", "reference"), ("paper", "jiezi")}
     assert rows[("paper", "jiezi")].scores["CHAR"] == pytest.approx(results["scores_jiezi"]["CHAR"]["with_failures"])
     assert rows[("paper", "jiezi")].id != row.id
@@ -309,13 +292,13 @@ def test_a_paper_run_is_a_board_row_of_its_protocol_and_scoring(hub, tmp_path, m
     assert shown.exit_code == 0, shown.output
     titles = [line for line in shown.output.splitlines() if "protocol" in line and "leaderboard" in line]
     assert len(titles) == 2 and "scoring reference" in titles[0] and "scoring jiezi" in titles[1]
-    table = lb.table(board)
-    first = [r for r in table if lb.protocol_group(r) == ("paper", "reference")]
+    ranked = table(board)
+    first = [r for r in ranked if protocol_group(r) == ("paper", "reference")]
     assert len(first) == 19 and "perfect-but-one" in {r.model_name for r in first}  # beside the paper's 18
-    assert [lb.protocol_group(r) for r in table].index(("paper", "jiezi")) == 19
+    assert [protocol_group(r) for r in ranked].index(("paper", "jiezi")) == 19
 
     for r in rows.values():
-        assert lb.verify(board, r.id)["ok"]
+        assert verify(board, r.id)["ok"]
     ok = runner.invoke(app, ["leaderboard", "verify", row.id[:10], "--board", str(board)])
     assert ok.exit_code == 0 and "all 16 stored scores reproduced" in ok.output, ok.output
     path = board / "submissions" / f"{row.id}.json"
@@ -337,15 +320,15 @@ def test_paper_predictions_without_a_run_record_and_wrong_modes(hub, tmp_path):
     config = SimpleNamespace(board=board, bench=str(hub["bench"]), max_upload_mb=50, bertscore_model=None, judge=None)
     message = space_submit(config, data, "space-paper", None)
     assert message.startswith("✓ **Added**") and "protocol paper, scoring reference" in message, message
-    (row,) = lb.submitted_rows(board)
+    (row,) = submitted_rows(board)
     assert row.scores["CHAR"] == 100.0 and row.details["run"]["recorded"] is False
-    with pytest.raises(lb.SubmissionError, match="scoring 'exact' is not known"):
-        lb.submit(data, "m", None, board, scoring="exact")
-    with pytest.raises(lb.SubmissionError, match="missing bench id"):
-        lb.submit(("\n".join(lines[1:]) + "\n").encode(), "m", None, board)
+    with pytest.raises(SubmissionError, match="scoring 'exact' is not known"):
+        submit(data, "m", None, board, scoring="exact")
+    with pytest.raises(SubmissionError, match="missing bench id"):
+        submit(("\n".join(lines[1:]) + "\n").encode(), "m", None, board)
     per_question = json.dumps({"id": load_bench(hub["bench"], "all", "test")["id"][0], "output": "江"}) + "\n"
-    with pytest.raises(lb.SubmissionError, match="applies to the paper's protocol"):
-        lb.submit(per_question.encode(), "m", None, board, scoring="reference")
+    with pytest.raises(SubmissionError, match="applies to the paper's protocol"):
+        submit(per_question.encode(), "m", None, board, scoring="reference")
     every_question = "".join(json.dumps({"id": i, "output": "江"}) + "\n" for i in load_bench(hub["bench"], "all", "test")["id"])
     assert "protocol per-question" in space_submit(config, every_question.encode(), "space-per-question", None)
     from space import board as space_board
@@ -356,15 +339,15 @@ def test_paper_predictions_without_a_run_record_and_wrong_modes(hub, tmp_path):
     # each (bench, protocol, scoring) is its own ranking: both are first of their own group
     assert labels["space-paper"] != labels["space-per-question"] and "per-question" in labels["space-per-question"]
     assert ranks["space-paper"][-1] == ranks["space-per-question"][-1] == "1" and ranks["space-paper"][0] != "1"
-    results = {"format": "jiezi-eval-results/1", "protocol": "per-question",
-               "bench": {"fingerprint": lb._paper_images(lb.open_board(board))["fingerprint"]}}
-    with pytest.raises(lb.SubmissionError, match="per-question"):
-        lb.submit(data, "m", None, board, protocol="paper", results=results)
+    results = {"format": "jiezi-eval-results/1", "protocol": "per-question", "model": {"spec": "x"},
+               "bench": {"fingerprint": paper_images(open_board(board))["fingerprint"]}}
+    with pytest.raises(SubmissionError, match="per-question"):
+        submit(data, "m", None, board, protocol="paper", results=results)
 
 
 def test_paper_run_revision_is_pinned_and_recorded(hub, tmp_path, monkeypatch):
     from harness import bench as bench_module
-    from harness import protocol_paper
+    from harness.eval import protocol_paper
 
     res = CliRunner().invoke(app, ["eval", "--model", "retrieval", "--bench", str(hub["bench"]), "--protocol", "paper",
                                    "--revision", "main", "--output", str(tmp_path / "refused"), "--no-progress"])

@@ -7,13 +7,14 @@ import json
 
 import numpy as np
 import pytest
+from harness_fixtures import BENCH_FONT, FACTS, GALLERY_FONTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
 from PIL import Image, ImageOps
 
+from harness.baselines.embed import HogEmbedder, make_embedder, normalise_glyph
 from harness.bench import BenchError, fingerprint, load_bench
-from harness.embed import HogEmbedder, make_embedder, normalise_glyph
-from harness.predlog import PredictionLog
-from harness.run import EvalOptions, RunError, evaluate
-from harness_fixtures import BENCH_FONT, FACTS, GALLERY_FONTS, UNSEEN_CHARACTERS, build_hub_folders, render_glyph
+from harness.eval.predlog import PredictionLog
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 from metrics.acce import labels
 
 
@@ -155,8 +156,8 @@ def test_answers_are_read_from_records_and_qa_turns(hub, tmp_path):
 
 
 def test_parallel_embedding_keeps_row_order(hub):
+    from harness.baselines.gallery import embed_images
     from harness.bench import load_gallery
-    from harness.retrieval import embed_images
 
     ds = load_gallery(hub["dataset"])
     one = embed_images(ds, "image", HogEmbedder(), progress=False, workers=1)
@@ -215,7 +216,7 @@ def test_bad_bench_and_model_specs_are_named(hub, tmp_path):
         evaluate(_opts(hub, tmp_path, config="L9"))
     with pytest.raises(BenchError, match="nowhere"):
         evaluate(_opts(hub, tmp_path, bench=str(tmp_path / "nowhere")))
-    from harness.backends import ModelSpecError, parse_model_spec
+    from harness.eval.backends.base import ModelSpecError, parse_model_spec
 
     with pytest.raises(ModelSpecError, match="unknown backend"):
         parse_model_spec("gpt-4o")
@@ -247,7 +248,7 @@ def test_same_named_bench_folders_never_share_cached_rows(tmp_path):
 
 
 def test_risk_coverage_table_and_calibration_roundtrip():
-    from harness.abstention import Calibration, format_table, risk_coverage
+    from harness.baselines.abstention import Calibration, format_table, risk_coverage
 
     conf = np.array([0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01])
     right = np.array([1, 1, 1, 0, 1, 0, 0, 0, 0, 0], bool)

@@ -17,8 +17,9 @@ from harness_fixtures import build_hub_folders
 from typer.testing import CliRunner
 
 from harness.bench import load_bench
-from harness.run import EvalOptions, evaluate
-from harness.sampling import stratified_sample
+from harness.eval.options import EvalOptions
+from harness.eval.run import evaluate
+from harness.eval.sampling import stratified_sample
 from jiezi_cli import app
 from metrics.acce import labels
 

@@ -11,9 +11,11 @@ import pytest
 from test_harness_openai import ChatServer, _opts
 from typer.testing import CliRunner
 
-from harness import leaderboard as lb
-from harness import thinking
-from harness.run import EvalOptions, RunError, evaluate
+from harness.board.table import table
+from harness.board.verify import verify
+from harness.eval import thinking
+from harness.eval.options import EvalOptions, RunError
+from harness.eval.run import evaluate
 from harness_fixtures import build_hub_folders
 from jiezi_cli import app
 
@@ -69,9 +71,9 @@ def test_a_board_has_one_row_per_setting(hub, server, tmp_path):
                                        "--model-name", "tiny-vl", "--board", str(tmp_path / "board"),
                                        "--bench", str(hub["bench"]), "--bertscore-model", "offline-minilm"])
         assert res.exit_code == 0 and "added row" in res.output, res.output
-    rows = [r for r in lb.table(tmp_path / "board", include_paper=False)]
+    rows = [r for r in table(tmp_path / "board", include_paper=False)]
     assert sorted(r.thinking for r in rows) == ["off", "on (high)"] and {r.model_name for r in rows} == {"tiny-vl"}
-    assert all(lb.verify(tmp_path / "board", r.id)["ok"] for r in rows)
+    assert all(verify(tmp_path / "board", r.id)["ok"] for r in rows)
     shown = CliRunner().invoke(app, ["leaderboard", "show", "--board", str(tmp_path / "board"), "--no-paper"])
     assert "thinking" in shown.output and "on (high)" in shown.output and " off " in shown.output
 

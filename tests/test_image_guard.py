@@ -97,7 +97,7 @@ def test_a_paper_run_records_the_bad_image_and_answers_the_rest(tmp_path):
     from harness_fixtures import build_hub_folders
     from test_harness_paper import PaperServer, _official_fixture, _opts
 
-    from harness.protocol_paper import evaluate_paper
+    from harness.eval.protocol_paper import evaluate_paper
 
     bench, data = build_hub_folders(tmp_path / "hub")
     hub = {"bench": bench, "dataset": data}

@@ -103,7 +103,7 @@ def test_metric_card_front_matter():
     for word in ("CHAR", "EVOI_SCE", "macro", "BERTScore", "not_computed", "lenient", "FORC_partial"):
         assert word in text
     reqs = (METRIC_DIR / "requirements.txt").read_text(encoding="utf-8")
-    for dist in ("evaluate", "bert-score", "opencc", "pydantic", "httpx", "transformers"):
+    for dist in ("evaluate", "bert-score", "opencc", "pydantic", "openai", "transformers"):
         assert dist in reqs
 
 

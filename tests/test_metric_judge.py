@@ -4,13 +4,11 @@ persistent cache (reruns and resumed runs), and EVOI_FAC / EVOI_SCE in ``score``
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from openai_server import Call, OpenAIServer, Reply
 
 from metrics.acce.core import score
 from metrics.acce.judge import (
@@ -51,103 +49,48 @@ def test_prompts_carry_reference_prediction_and_axis():
         build_messages("XYZ", "a", "b")
 
 
-class JudgeServer:
-    """A real OpenAI-compatible chat completions server on 127.0.0.1 with scripted behaviour.
+class JudgeServer(OpenAIServer):
+    """The fake OpenAI server (``tests/openai_server.py``) playing a judge with scripted behaviour.
 
-    The prediction in the prompt carries a marker ``#name#``; ``behaviours[name]`` is a list
-    of actions used in turn (the last one repeats): ``("reply", text)``, ``("status", code)``,
-    ``("sleep", seconds, text)``, ``("body", raw)``. Without a marker it replies ``分数：2``.
+    The prediction in the prompt carries a marker ``#name#``; ``behaviours[name]`` (or
+    ``behaviours["name:AXIS"]``) is a list of actions used in turn (the last one repeats):
+    ``("reply", text)``, ``("status", code)``, ``("sleep", seconds, text)``, ``("body", raw)``.
+    Without a marker it replies ``分数：2``. ``requests`` keeps ``(marker, axis)`` per call.
     """
 
     def __init__(self, behaviours: dict[str, list[tuple]] | None = None, delay: float = 0.0):
         self.behaviours = behaviours or {}
         self.delay = delay
         self.requests: list[tuple[str, str]] = []  # (marker, axis)
-        self.lock = threading.Lock()
-        self.in_flight = 0
-        self.max_in_flight = 0
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                assert self.path.endswith("/chat/completions") and body["temperature"] == 0
-                text = body["messages"][-1]["content"]
-                axis = "FAC" if "事实一致性" in text else "SCE"
-                pred = text.split("【模型回答】")[-1]
-                m = re.search(r"#(\w+)#", pred)
-                marker = m.group(1) if m else ""
-                with server.lock:
-                    n = sum(1 for r in server.requests if r == (marker, axis))
-                    server.requests.append((marker, axis))
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                try:
-                    if server.delay:
-                        time.sleep(server.delay)
-                    actions = server.behaviours.get(f"{marker}:{axis}") or server.behaviours.get(marker) \
-                        or [("reply", "分数：2")]
-                    action = actions[min(n, len(actions) - 1)]
-                    self.act(action)
-                finally:
-                    with server.lock:
-                        server.in_flight -= 1
-
-            def act(self, action):
-                kind = action[0]
-                if kind == "sleep":
-                    time.sleep(action[1])
-                    action = ("reply", action[2])
-                    kind = "reply"
-                if kind == "reply":
-                    self.send_json(200, {"choices": [{"message": {"role": "assistant", "content": action[1]}}]})
-                elif kind == "status":
-                    self.send_response(action[1])
-                    self.send_header("Retry-After", "0")
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                elif kind == "body":
-                    raw = action[1].encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-
-            def send_json(self, code, payload):
-                raw = json.dumps(payload, ensure_ascii=False).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                try:
-                    self.wfile.write(raw)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+    def respond(self, call: Call) -> Reply:
+        assert call.body["temperature"] == 0
+        text = call.messages[-1]["content"]
+        axis = "FAC" if "事实一致性" in text else "SCE"
+        m = re.search(r"#(\w+)#", text.split("【模型回答】")[-1])
+        marker = m.group(1) if m else ""
+        with self.lock:
+            n = sum(1 for r in self.requests if r == (marker, axis))
+            self.requests.append((marker, axis))
+        if self.delay:
+            time.sleep(self.delay)
+        actions = self.behaviours.get(f"{marker}:{axis}") or self.behaviours.get(marker) or [("reply", "分数：2")]
+        action = actions[min(n, len(actions) - 1)]
+        if action[0] == "sleep":
+            return Reply(action[2], delay=action[1])
+        if action[0] == "status":
+            return Reply(status=action[1], headers={"Retry-After": "0"})
+        if action[0] == "body":
+            return Reply(body=action[1])
+        return Reply(action[1])
 
     def count(self, marker: str) -> int:
         with self.lock:
             return sum(1 for m, _ in self.requests if m == marker)
 
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
 
 def make_judge(server, tmp_path, **kw):
-    kw.setdefault("backoff", 0.01)
     kw.setdefault("timeout", 5.0)
     return OpenAIJudge(server.url, "loopback-judge", "sk-test", cache=tmp_path / "judge.sqlite", **kw)
 

@@ -360,7 +360,7 @@ def test_baseline_results_read_per_script_scores(tmp_path):
     run = tmp_path / "eval" / "retrieval"
     run.mkdir(parents=True)
     res = {"format": "jiezi-eval-results/1", "model": {"spec": "retrieval"},
-           "bench": {"config": "all", "split": "test", "rows": 3},
+           "bench": {"config": "all", "split": "test", "rows": 3, "fingerprint": "f" * 64},
            "scores": {"CHAR": 50.0, "SCRC": 100.0},
            "breakdown": {"script": {"金文": {"CHAR": 0.0, "SCRC": 100.0}, "楷书": {"CHAR": 100.0, "SCRC": 100.0}}}}
     (run / "results.json").write_text(json.dumps(res, ensure_ascii=False), "utf-8")

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
+from openai_server import Reply
 
 from builder.qa.polish import Polisher, added_facts
 
@@ -15,37 +12,18 @@ FAITHFUL = "1. 构件「氵」：解释=「氵」即「水」，为形符，其�
 ADDS_FACT = "1. 构件「氵」：解释=「氵」即「水」，为形符，本义为长江\n2. 构件「工」：解释=「工」为声符，上古音见母东部"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    replies: list[str] = []
-    calls: list[dict] = []
-
-    def do_POST(self):  # noqa: N802 (http.server API)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).calls.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-        reply = type(self).replies.pop(0)
-        if reply == "500":
-            self.send_response(500)
-            self.end_headers()
-            return
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture()
-def server():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    _Handler.replies, _Handler.calls = [], []
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1", _Handler
-    srv.shutdown()
+def server(openai_server):
+    """The fake OpenAI server answering from a list of replies, one per call ("500": HTTP 500)."""
+    replies: list[str] = []
+
+    def respond(call):
+        reply = replies.pop(0)
+        return Reply(status=500) if reply == "500" else reply
+
+    openai_server.respond = respond
+    openai_server.replies = replies
+    return openai_server
 
 
 def test_added_facts_detects_new_content():
@@ -57,17 +35,17 @@ def test_added_facts_detects_new_content():
 
 
 def test_polish_accepts_faithful_rewrite_and_rejects_added_fact(server, tmp_path):
-    url, handler = server
-    handler.replies = [FAITHFUL, ADDS_FACT, "500"]
-    pol = Polisher(url, "tiny-model", api_key="k", cache_path=tmp_path / "cache.jsonl")
+    url = server.url
+    server.replies[:] = [FAITHFUL, ADDS_FACT, "500"]
+    pol = Polisher(url, "tiny-model", api_key="k", cache_path=tmp_path / "cache.jsonl", max_retries=0)
     item = {"kind": "COMI", "answer": ORIGINAL, "provenance": [{"field": "components"}]}
     out, status = pol.polish_item(dict(item))
     assert status == "accepted" and out["answer"] == FAITHFUL
     assert out["provenance"][-1]["rule"] == "polish:tiny-model"
-    call = handler.calls[0]
-    assert call["path"] == "/v1/chat/completions" and call["auth"] == "Bearer k"
-    assert call["body"]["model"] == "tiny-model" and call["body"]["temperature"] == 0
-    assert call["body"]["messages"][1]["content"] == ORIGINAL
+    call = server.calls[0]
+    assert call.path == "/v1/chat/completions" and call.auth == "Bearer k"
+    assert call.model == "tiny-model" and call.body["temperature"] == 0
+    assert call.messages[1]["content"] == ORIGINAL
 
     other = dict(item, answer=ORIGINAL + "\n3. 构件「口」：解释=「口」表意")
     out, status = pol.polish_item(other)
@@ -78,9 +56,9 @@ def test_polish_accepts_faithful_rewrite_and_rejects_added_fact(server, tmp_path
 
     # non-reasoning kinds are never sent
     _, status = pol.polish_item({"kind": "SCRC", "answer": "楷书", "provenance": []})
-    assert status == "skipped" and len(handler.calls) == 3
+    assert status == "skipped" and len(server.calls) == 3
 
     # the cache answers a resumed run without calling the server
     pol2 = Polisher(url, "tiny-model", cache_path=tmp_path / "cache.jsonl")
     out, status = pol2.polish_item(dict(item))
-    assert status == "accepted" and out["answer"] == FAITHFUL and len(handler.calls) == 3
+    assert status == "accepted" and out["answer"] == FAITHFUL and len(server.calls) == 3

@@ -5,11 +5,10 @@ server on 127.0.0.1 (a truncated reply first, then a complete one)."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from openai_server import Reply
 
 from builder.sources.adapters import makemeahanzi, shuowen
 from builder.records.fidelity import enforce, function_supported, text_supported
@@ -125,40 +124,6 @@ def test_fidelity_primitives():
 
 # ---- the LLM structurizer against a real loopback server --------------------------------
 
-class _OpenAIHandler(BaseHTTPRequestHandler):
-    """Answers POST /v1/chat/completions like an OpenAI server, from a reply script."""
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):  # noqa: N802
-        length = int(self.headers.get("Content-Length", 0))
-        body = json.loads(self.rfile.read(length))
-        self.server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-        content, finish = self.server.reply(body)
-        out = {"id": "cmpl-1", "object": "chat.completion", "model": body["model"],
-               "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                            "finish_reason": finish}],
-               "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}
-        data = json.dumps(out, ensure_ascii=False).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-@pytest.fixture
-def openai_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _OpenAIHandler)
-    server.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-
-
 JIANG_REPLY = {
     "original_meaning": {"value": "水。出蜀湔氐徼外崏山，入海", "span": "水。出蜀湔氐徼外崏山，入海。"},
     "formation": {"label": "形声", "yisheng": False, "span": "从水工聲"},
@@ -175,21 +140,21 @@ JIANG_REPLY = {
 
 def test_llm_structurizer_retries_a_truncated_reply_and_the_fidelity_check_drops_inventions(sources_dir, openai_server,
                                                                                              tmp_path):
-    server, url = openai_server
+    server, url = openai_server, openai_server.url
     full = json.dumps(JIANG_REPLY, ensure_ascii=False)
-    server.reply = lambda body: (full[:50], "length") if body["max_tokens"] < 200 else (full, "stop")
+    server.respond = lambda call: Reply(full[:50], "length") if call.body["max_tokens"] < 200 else full
     llm = LLMStructurizer(url, "tiny-test-model", api_key="sk-test", max_tokens=128, max_tokens_limit=1024)
     llm.attach_cache(tmp_path / "llm-cache.jsonl")
     entry = sw_entry(sources_dir, 6955)
     readings = llm.structurize(entry)
 
-    first, second = server.requests
-    assert first["path"] == "/v1/chat/completions" and first["auth"] == "Bearer sk-test"
-    assert first["body"]["max_tokens"] == 128 and second["body"]["max_tokens"] == 256
-    fmt = first["body"]["response_format"]
+    first, second = server.calls
+    assert first.path == "/v1/chat/completions" and first.auth == "Bearer sk-test"
+    assert first.body["max_tokens"] == 128 and second.body["max_tokens"] == 256
+    fmt = first.body["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
     assert fmt["json_schema"]["schema"] == response_schema()
-    assert entry.raw in first["body"]["messages"][1]["content"]
+    assert entry.raw in first.messages[1]["content"]
 
     head = readings[0]
     assert head.source == "shuowen" and head.formation.value.label == "形声"
@@ -198,18 +163,18 @@ def test_llm_structurizer_retries_a_truncated_reply_and_the_fidelity_check_drops
     assert [f.field for f in head.flags] == ["components[木].name"]
     assert head.readings and head.readings[0].fanqie == "古雙"  # fields, not text: kept from the rules
     # cached: a second pass asks nothing
-    n = len(server.requests)
+    n = len(server.calls)
     again = LLMStructurizer(url, "tiny-test-model", max_tokens=128)
     again.attach_cache(tmp_path / "llm-cache.jsonl")
     assert again.structurize(entry)[0].model_dump() == head.model_dump()
-    assert len(server.requests) == n
+    assert len(server.calls) == n
 
 
 def test_llm_paged_mode_merges_pages(sources_dir, openai_server):
-    server, url = openai_server
+    server, url = openai_server, openai_server.url
 
-    def reply(body):
-        page = body["messages"][1]["content"]
+    def reply(call):
+        page = call.messages[1]["content"]
         out = {"original_meaning": None, "formation": None, "components": [], "variants": [], "senses": []}
         if "水。出蜀" in page:
             out["original_meaning"] = {"value": "水", "span": "水。"}
@@ -217,22 +182,22 @@ def test_llm_paged_mode_merges_pages(sources_dir, openai_server):
             out["formation"] = {"label": "形声", "yisheng": False, "span": "工聲"}
             out["components"] = [{"name": "工", "functions": ["表音"], "span": "工聲", "interpretation": None,
                                   "interpretation_span": None}]
-        return json.dumps(out, ensure_ascii=False), "stop"
+        return json.dumps(out, ensure_ascii=False)
 
-    server.reply = reply
+    server.respond = reply
     entry = sw_entry(sources_dir, 6955)
     llm = LLMStructurizer(url, "m", page_chars=20)
     pages = llm.pages(entry)
     assert len(pages) > 1 and all(p in entry.raw for p in pages) and pages == paginate(entry.raw, 20)
     head = llm.structurize(entry)[0]
-    assert len(server.requests) == len(pages) > 1
+    assert len(server.calls) == len(pages) > 1
     assert head.original_meaning.value == "水" and head.formation.value.label == "形声"
     assert [c.name for c in head.components] == ["工"] and not head.flags
 
 
 def test_llm_failure_falls_back_to_rules_and_is_logged(sources_dir, openai_server):
-    server, url = openai_server
-    server.reply = lambda body: ("not json", "stop")
+    server, url = openai_server, openai_server.url
+    server.respond = lambda call: "not json"
     llm = LLMStructurizer(url, "m", retries=0)
     readings = llm.structurize(sw_entry(sources_dir, 6955))
     assert readings[0].formation.provenance[0].rule == "shuowen.formation.sheng"
@@ -243,8 +208,8 @@ def test_build_with_the_llm_structurizer(sources_dir, openai_server, tmp_path):
     from builder.records.build import BuildOptions, build
     from builder.schema import GlyphRecord
 
-    server, url = openai_server
-    server.reply = lambda body: (json.dumps(JIANG_REPLY, ensure_ascii=False), "stop")
+    server, url = openai_server, openai_server.url
+    server.respond = lambda call: json.dumps(JIANG_REPLY, ensure_ascii=False)
     out = tmp_path / "out"
     report = build(BuildOptions(output=out, sources=sources_dir, characters="江", images=False, progress=False,
                                 workers=2, structurizer=LLMStructurizer(url, "tiny-test-model")))
@@ -253,4 +218,4 @@ def test_build_with_the_llm_structurizer(sources_dir, openai_server, tmp_path):
     assert any(p.rule.startswith("llm:tiny-test-model") for p in rec.formation.provenance)
     assert [c.name for c in rec.components] == ["水", "工"]
     assert any(f.field == "components[木].name" for f in rec.flags)  # the invention is flagged, not kept
-    assert (out / ".work" / "llm-cache.jsonl").is_file() and len(server.requests) == 1
+    assert (out / ".work" / "llm-cache.jsonl").is_file() and len(server.calls) == 1

@@ -9,8 +9,6 @@ import io
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ from metrics.acce import labels
 from space import board as lb
 from space.data import ALL, DataUnavailable, SpaceConfig, query
 from space.images import GlyphImageError, on_white, prepare, sketch_image
-from space_fixtures import build_space_data, encode, glyph, run_retrieval_eval
+from space_fixtures import build_space_data, encode, glyph, run_retrieval_eval, serve_chat
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -269,54 +267,18 @@ def test_bad_inputs_in_the_exegesis_tab(handlers):
     assert "pick a bench item" in status
 
 
-class _ChatServer(BaseHTTPRequestHandler):
-    """A tiny OpenAI-compatible chat-completions server: answers by question type and
-    fails (HTTP 500) every question about the original meaning."""
-
-    requests: list = []
-    answers = {"字头": "江", "书体": "楷书", "结构": "⿰（左右结构）", "构件": "1. 构件「氵」：功能=表意；演变类型=保留；解释=水",
-               "六书": "形声", "演变": "篆书从水工声，隶变后水旁作氵。"}
-
-    def do_POST(self):  # noqa: N802 (http.server API)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        user = body["messages"][-1]["content"]
-        text = "".join(p.get("text", "") for p in user if p["type"] == "text")
-        images = [p for p in user if p["type"] == "image_url"]
-        type(self).requests.append((text, images))
-        if "本义" in text or "意义" in text:
-            self.send_response(500)
-            self.end_headers()
-            return
-        answer = next((a for k, a in self.answers.items() if k in text.split("\n")[-1]), "不知道")
-        out = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant", "content": answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *args):
-        pass
-
-
 def test_openai_backend_answers_every_question_and_keeps_going_after_an_error(data, tmp_path, monkeypatch):
     from space.app import Handlers
 
     monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        spec = f"openai:tiny-vlm@http://127.0.0.1:{server.server_port}/v1"
+    with serve_chat(fail=("本义", "意义")) as server:  # every question about the original meaning fails
+        spec = f"openai:tiny-vlm@{server.url}"
         h = Handlers(SpaceConfig(bench=data["bench"], dataset=data["dataset"], board=tmp_path / "board",
                                  backends=[spec]))
         status, html, gallery = h.explain(glyph("江"), spec)
-    finally:
-        server.shutdown()
-    asked = _ChatServer.requests
+    asked = server.calls
     assert len(asked) >= 7  # one per question type (+ retries of the failing one)
-    assert all(imgs and imgs[0]["image_url"]["url"].startswith("data:image/png;base64,") for _, imgs in asked)
+    assert all(len(call.image_bytes) == 1 for call in asked)
     assert f"**{spec}** answered" in status.replace("\\", "") and "Not answered: ORIM" in status
     assert "<span class='jz-big'>江</span>" in html and "形声" in html and "「氵」" in html
     assert "no answer" in html  # ORIM's failure is shown in its place
@@ -372,13 +334,13 @@ def test_space_bundle_is_self_contained(data, tmp_path):
     card = SpaceCard.load(out / "README.md").data
     assert card.sdk == "gradio" and card.app_file == "app.py" and card.license == "apache-2.0"
     assert card.sdk_version.split(".")[0] == gradio.__version__.split(".")[0]
-    assert (out / "requirements.txt").read_text().strip() and (out / "harness" / "paper_table10.json").exists()
+    assert (out / "requirements.txt").read_text().strip() and (out / "harness" / "board" / "paper_table10.json").exists()
     # the Space's own app.py imports the bundled packages, not this checkout's
     code = ("import sys, json; sys.path.insert(0, '.'); import app; "
             "from space.data import SpaceConfig; "
             f"d = app.build_app(SpaceConfig(bench={str(data['bench'])!r}, dataset={str(data['dataset'])!r}, "
             f"board={str(tmp_path / 'b')!r})); "
-            "import harness.leaderboard, harness.retrieval, harness.backends, metrics.acce.core; "
+            "import harness.board.submit, harness.baselines.retrieval, harness.eval.backends, metrics.acce.core; "
             "print(json.dumps({m.__name__: m.__file__ for m in list(sys.modules.values()) "
             "if m.__name__.split('.')[0] in ('space', 'harness', 'metrics', 'builder', 'training') "
             "and getattr(m, '__file__', None)}))")
@@ -386,7 +348,7 @@ def test_space_bundle_is_self_contained(data, tmp_path):
                           env={"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     files = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert {"space.data", "space.board", "harness.leaderboard", "harness.retrieval", "metrics.acce.core"} <= set(files)
+    assert {"space.data", "space.board", "harness.board.submit", "harness.baselines.retrieval", "metrics.acce.core"} <= set(files)
     outside = {k: v for k, v in files.items() if not Path(v).resolve().is_relative_to(out.resolve())}
     assert not outside
     res = CliRunner().invoke(cli, ["space-bundle", "--output", str(out)])
@@ -445,7 +407,7 @@ def exegesis_html_of(ex):
 
 
 def test_clean_facts_drops_non_answers():
-    from harness.retrieval import clean_facts
+    from harness.baselines.retrieval import clean_facts
 
     facts = clean_facts("巳", {"original_meaning": "巳。", "components": [{"name": "⿱竹𦻍"}, {"name": "竹"}]})
     assert "original_meaning" not in facts and [c["name"] for c in facts["components"]] == ["竹"]

@@ -55,9 +55,8 @@ def data(sources_dir, tmp_path_factory):
 @pytest.fixture(scope="module")
 def chat():
     """A loopback OpenAI-compatible server, as `vllm serve` or SGLang would offer."""
-    server, url = serve_chat()
-    yield url
-    server.shutdown()
+    with serve_chat() as server:
+        yield server.url
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ import json
 import os
 from pathlib import Path
 
+from hub.atomic import atomic_write
+from hub.runfiles import check_results
 from metrics.acce.labels import LEVELS, METRICS
 from training.sft import RUN_RECORD
 
@@ -50,8 +52,11 @@ def load_scores(results_path: str | os.PathLike) -> dict:
 
     Returns ``{"scores", "bench" (dict: source, config, split, rows; may be empty),
     "scorer_note" (str or None)}``. Raises ``ValueError`` naming the file when it holds
-    no ACCE metric key."""
+    no ACCE metric key, or (``hub.runfiles.RunFileError``) the field of a results.json that
+    does not fit ``hub.runfiles.Results``."""
     data = json.loads(Path(results_path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "format" in data:  # a results.json, not a bare scores dict
+        check_results(data, str(results_path))
     scores = data.get("scores", data) if isinstance(data, dict) else None
     if not isinstance(scores, dict) or not any(k in scores for k in METRIC_KEYS):
         raise ValueError(f"{results_path}: no ACCE scores (expected a 'scores' object with keys like {METRIC_KEYS[:3]})")
@@ -151,7 +156,4 @@ def write_model_card(run_dir: str | os.PathLike, results: str | os.PathLike | No
     """Render the card and write it to ``RUN_DIR/README.md`` (atomically); return the path."""
     card = render_model_card(run_dir, results, model_name=model_name)
     out = Path(run_dir) / "README.md"
-    tmp = out.with_suffix(".md.tmp")
-    tmp.write_text(str(card), encoding="utf-8")
-    os.replace(tmp, out)
-    return out
+    return atomic_write(out, str(card))

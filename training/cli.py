@@ -7,8 +7,8 @@
   paper recipes or of the given ones.
 - ``jiezi train card RUN_DIR``: the model card of a finished run (with bench scores).
 
-Third-party heavy imports (accelerate, rich, yaml) happen inside the commands; the training
-modules themselves load lazily only what needs transformers or TRL.
+Third-party heavy imports (accelerate, rich, yaml) and the training modules (card, plan,
+sft) happen inside the commands, so ``jiezi --help`` loads none of them.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from pathlib import Path
 
 import typer
 
-from training.card import write_model_card
-from training.plan import plan_recipe
-from training.sft import cli as sft_cli
+from hub.clierror import CLIError, reraise_as_cli_error
 
 TRAINING_DIR = Path(__file__).resolve().parent
 RECIPES_DIR = TRAINING_DIR / "recipes"
@@ -34,22 +32,23 @@ train_app = typer.Typer(help="Fine-tune Qwen-family VLMs on JieZi-Dataset (TRL S
 def resolve_recipe(recipe: str) -> Path:
     """A recipe path, or a name under ``training/recipes`` (with or without ``.yaml``).
 
-    Raises ``typer.BadParameter`` naming the recipes that exist."""
+    Raises :class:`hub.clierror.CLIError` naming the recipes that exist."""
     for candidate in (Path(recipe), RECIPES_DIR / recipe, RECIPES_DIR / f"{recipe}.yaml",
                       RECIPES_DIR / "scaling" / f"{recipe}.yaml"):
         if candidate.is_file():
             return candidate
     known = sorted(p.stem for p in RECIPES_DIR.rglob("*.yaml"))
-    raise typer.BadParameter(f"recipe {recipe!r} not found; known recipes: {', '.join(known)}")
+    raise CLIError(f"not found; known recipes: {', '.join(known)}", item=f"recipe {recipe!r}")
 
 
 def resolve_accelerate_config(name: str) -> Path:
-    """An accelerate config path, or a name under ``training/accelerate`` (e.g. ``npu-8-ddp``)."""
+    """An accelerate config path, or a name under ``training/accelerate`` (e.g. ``npu-8-ddp``).
+    Raises :class:`hub.clierror.CLIError` naming the shipped configs."""
     for candidate in (Path(name), ACCELERATE_DIR / name, ACCELERATE_DIR / f"{name}.yaml"):
         if candidate.is_file():
             return candidate
     known = sorted(p.stem for p in ACCELERATE_DIR.glob("*.yaml"))
-    raise typer.BadParameter(f"accelerate config {name!r} not found; shipped configs: {', '.join(known)}")
+    raise CLIError(f"not found; shipped configs: {', '.join(known)}", item=f"accelerate config {name!r}")
 
 
 def npu_overrides(accelerate_config: Path | None) -> list[str]:
@@ -107,10 +106,12 @@ def run(
         import importlib.util
 
         if importlib.util.find_spec("torch_npu") is None:
-            raise typer.BadParameter("needs torch_npu (training/NPU.md has the install)", param_hint="--npu")
+            raise CLIError("needs torch_npu (training/NPU.md has the install)", item="--npu")
         extra = npu_overrides(config) + extra
     args = build_args(path, dataset=dataset, subset=subset, output_dir=output_dir, resume=resume, extra=extra)
     if config is None:
+        from training.sft import cli as sft_cli  # transformers, TRL
+
         sft_cli(args)
         return
     from accelerate.commands.launch import launch_command, launch_command_parser
@@ -124,13 +125,13 @@ def _print_plans(recipes: list[Path], *, dataset: str | None, devices: int, subs
     from rich.console import Console
     from rich.table import Table
 
+    from training.plan import plan_recipe
+
     cache: dict = {}
     plans = []
     for recipe in recipes:
-        try:
+        with reraise_as_cli_error(FileNotFoundError, ValueError, item=recipe.name):
             plans.append(plan_recipe(recipe, dataset, devices=devices, subset=subset, cache=cache))
-        except (FileNotFoundError, ValueError) as err:
-            raise typer.BadParameter(f"{recipe.name}: {err}") from err
     if as_json:
         typer.echo(json.dumps([p.as_dict() for p in plans], indent=2, ensure_ascii=False))
         return
@@ -179,10 +180,10 @@ def card(
     model_name: str = typer.Option(None, help="Model name in the card (default: the folder name)."),
 ) -> None:
     """Write RUN_DIR/README.md, the model card: base model, data and subset, settings, scores."""
-    try:
+    from training.card import write_model_card
+
+    with reraise_as_cli_error(FileNotFoundError, ValueError):
         out = write_model_card(run_dir, results, model_name=model_name)
-    except (FileNotFoundError, ValueError) as err:
-        raise typer.BadParameter(str(err)) from err
     typer.echo(f"model card written to {out}")
 
 

@@ -28,8 +28,6 @@ It parses exactly what ``trl sft`` parses (``ScriptArguments``, ``SFTConfig``,
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -37,7 +35,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a file by `accelerate launch training/sft.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hub.skips import SkipLog  # noqa: E402  (after the path set-up above)
+from hub.atomic import atomic_write_json  # noqa: E402  (after the path set-up above)
+from hub.skips import SkipLog  # noqa: E402
 from training.arguments import JieZiArguments, make_parser, parse  # noqa: E402,F401  (re-exported)
 from training.data import load_jiezi_dataset  # noqa: E402
 from training.plan import check_max_length  # noqa: E402
@@ -54,12 +53,6 @@ RECORDED_SETTINGS = (
 )
 RECORDED_MODEL_SETTINGS = ("model_name_or_path", "model_revision", "dtype", "use_peft", "lora_r", "lora_alpha",
                            "lora_dropout", "lora_target_modules")
-
-
-def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _settings(training_args, model_args) -> dict:
@@ -176,7 +169,7 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     record = _start_record(training_args, model_args, dataset_args, summary, skips, config_path, overrides)
     if state.is_main_process:
         output_dir.mkdir(parents=True, exist_ok=True)
-        _write_json(output_dir / RUN_RECORD, record)
+        atomic_write_json(output_dir / RUN_RECORD, record, indent=2, default=str)
         if len(skips):
             skips.write(output_dir / SKIPPED_FILE)
 
@@ -186,7 +179,7 @@ def main(script_args, training_args, model_args, dataset_args, jiezi_args, *, ca
     result = trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(training_args.output_dir)  # model or adapter, and the processor
     if state.is_main_process:
-        _write_json(output_dir / RUN_RECORD, _finish_record(record, trainer, result))
+        atomic_write_json(output_dir / RUN_RECORD, _finish_record(record, trainer, result), indent=2, default=str)
     if hasattr(trainer, "end"):  # transformers >= 5.18: finish trackers, tear down the process group
         trainer.end()
     return trainer

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from builder.glyphs import tracing
 from hub import imageio
+from hub.atomic import atomic_write
 
 # Bump when the same input would produce different pixels (changes every image id).
 RENDER_VERSION = "1"
@@ -173,14 +173,11 @@ _DRAW = {
 
 def write_png(image: Image.Image, dest: Path) -> bytes:
     """Encode ``image`` as PNG (no metadata, so the bytes depend on the pixels only) and
-    write it to ``dest`` through a temporary file and a rename. Returns the bytes."""
+    write it to ``dest`` atomically (``hub.atomic``). Returns the bytes."""
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     png = buf.getvalue()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(png)
-    os.replace(tmp, dest)
+    atomic_write(dest, png)
     return png
 
 

@@ -20,6 +20,8 @@ from typing import Optional
 
 import typer
 
+from hub.atomic import atomic_write_json
+from hub.clierror import CLIError, reraise_as_cli_error
 from hub.layout import records_dir_of
 
 audit_app = typer.Typer(help="Audit sheets: sample items for expert review, ingest verdicts.", no_args_is_help=True)
@@ -35,8 +37,8 @@ def _run_records(output: Path, sources: Optional[Path], workers: int, user_glyph
     try:
         from builder.records.build import BuildOptions, build
     except ImportError as exc:
-        raise typer.BadParameter(
-            f"the records stage is not available in this checkout ({exc}); pass built records with --records DIR") from exc
+        raise CLIError(f"the records stage is not available in this checkout ({exc}); pass built records with "
+                       "--records DIR") from exc
     out = output / "records"
     opts = BuildOptions(output=out, sources=sources, workers=workers, user_glyphs=list(user_glyphs),
                         log=lambda msg: typer.echo(msg, err=True))
@@ -81,7 +83,7 @@ def build_all(
     if ctx.invoked_subcommand is not None:
         return
     if output is None:
-        raise typer.BadParameter("--output DIR is required", param_hint="--output")
+        raise CLIError("a build folder is required", item="--output")
     t0 = time.perf_counter()
     output.mkdir(parents=True, exist_ok=True)
     timings = {}
@@ -103,9 +105,7 @@ def build_all(
     timings["total_s"] = round(time.perf_counter() - t0, 1)
     records_report = _read_json(Path(records) / "report.json")
     report = _build_report(qa_report, records_report, folders, timings, seed)
-    tmp = output / "report.json.tmp"
-    tmp.write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
-    tmp.replace(output / "report.json")
+    atomic_write_json(output / "report.json", report, newline=False)
     _echo_summary(output, report, records_report, Path(records))
 
 
@@ -115,7 +115,7 @@ def _polisher(output: Path, endpoint: Optional[str], model: Optional[str], key_e
     if not endpoint:
         return None
     if not model:
-        raise typer.BadParameter("--polish-model is required with --polish-endpoint")
+        raise CLIError("is required with --polish-endpoint", item="--polish-model")
     from builder.qa.polish import Polisher  # optional: talks to an LLM endpoint
 
     return Polisher(endpoint, model, api_key=os.environ.get(key_env), cache_path=output / "qa" / "polish-cache.jsonl")
@@ -126,11 +126,8 @@ def _run_qa(records: Path, output: Path, **kwargs) -> dict:
     the stage's message when its inputs are unusable. Returns the stage report."""
     from builder.qa.stage import QAStageError, build_qa  # heavy (pydantic models, evidence index)
 
-    try:
+    with reraise_as_cli_error(QAStageError):
         return build_qa(records, output, **kwargs)
-    except QAStageError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
 
 
 def _baselines(output: Path) -> dict:
@@ -156,11 +153,8 @@ def _run_publish(output: Path, qa_report: dict, *, workers: int, force: bool) ->
         if not force and not fresh_card and _publish_cached(folder, fingerprint):
             folders[kind] = {"folder": str(folder), "cached": True}
             continue
-        try:
+        with reraise_as_cli_error(PublishError):
             write_hub_folder(output, kind, folder, report=qa_report, num_proc=workers)
-        except PublishError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2)
         folders[kind] = {"folder": str(folder), "cached": False}
     return folders
 
@@ -226,12 +220,9 @@ def audit_sample(
     from builder.qa.audit import sample
 
     sheet = sheet or output / "audit" / f"sheet-{time.strftime('%Y%m%d-%H%M%S')}.csv"
-    try:
+    with reraise_as_cli_error(FileNotFoundError):
         counts = sample(output, sheet, seed=seed, record_fraction=records_fraction,
                         dataset_pairs=dataset_pairs, bench=not no_bench)
-    except FileNotFoundError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
     typer.echo(f"wrote {sheet}")
     _echo_json(counts)
 
@@ -247,11 +238,8 @@ def audit_tracings(
     the verdicts go into builder/glyphs/commons_acc_audit.py."""
     from builder.qa.tracing_audit import contact_sheets
 
-    try:
+    with reraise_as_cli_error(FileNotFoundError):
         counts = contact_sheets(output, sheets or output / "audit" / "tracings", per_sheet=per_sheet)
-    except FileNotFoundError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
     _echo_json(counts)
 
 
@@ -264,11 +252,8 @@ def audit_ingest(
     """Read verdicts back, apply them (drop rejected, rewrite corrected) and report error rates per stage."""
     from builder.qa.audit import AuditSheetError, ingest
 
-    try:
+    with reraise_as_cli_error(AuditSheetError, FileNotFoundError, item=sheet):
         rates = ingest(output, sheet)
-    except (AuditSheetError, FileNotFoundError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
     _echo_json(rates)
     if rebuild:
         from builder.publish.write import write_hub_folder
@@ -298,14 +283,11 @@ def publish(
     from builder.publish.write import PublishError, push, write_hub_folder
 
     if resource not in ("dataset", "bench"):
-        raise typer.BadParameter("expected 'dataset' or 'bench'", param_hint="RESOURCE")
+        raise CLIError("expected 'dataset' or 'bench'", item="RESOURCE", field=repr(resource))
     if not dry_run and not repo_id:
-        raise typer.BadParameter("--repo-id is required unless --dry-run", param_hint="--repo-id")
-    try:
+        raise CLIError("is required unless --dry-run", item="--repo-id")
+    with reraise_as_cli_error(PublishError):
         path = write_hub_folder(output, resource, folder)
-    except PublishError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
     files = sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
     size = sum((path / f).stat().st_size for f in files)
     typer.echo(f"wrote {path}: {len(files)} files, {size / 1e6:.1f} MB")
@@ -314,10 +296,10 @@ def publish(
             typer.echo(f"  {f}")
         return
     try:
-        url = push(path, repo_id, token=os.environ.get(token_env), private=private)
-    except PublishError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        with reraise_as_cli_error(PublishError):
+            url = push(path, repo_id, token=os.environ.get(token_env), private=private)
+    except CLIError:
+        raise
     except Exception as exc:  # network / auth errors from huggingface_hub: say what failed
         typer.echo(f"error: push to {repo_id} failed: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(1)

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from builder.qa.corrections import CORRECTION_FORMS, CorrectionError, accepted_forms, normalise_correction
 from builder.qa.stage import read_jsonl
+from hub.atomic import atomic_open, atomic_write_json
 from hub.layout import records_dir_of
 
 COLUMNS = ["image_path", "item_id", "stage", "question_or_field", "answer_or_value", "provenance", "verdict", "correction"]
@@ -179,16 +180,13 @@ def _bench_rows(qa_dir: Path, rec_dir: Path, counts: Counter) -> list[list[str]]
 
 
 def _write_sheet(sheet: Path, rows: list[list[str]]) -> None:
-    sheet.parent.mkdir(parents=True, exist_ok=True)
-    tmp = sheet.with_name(sheet.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8-sig", newline="") as fh:
+    with atomic_open(sheet, encoding="utf-8-sig", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(COLUMNS)
         # the instructions travel with the sheet, right under the header (the column
         # check reads row 1 only; ingest skips #help rows)
         w.writerows(help_rows())
         w.writerows(rows)
-    tmp.replace(sheet)
 
 
 def _record_manifest(out_dir: Path, sheet: Path, rows: list[list[str]], counts: Counter, seed: int) -> None:
@@ -203,9 +201,7 @@ def _record_manifest(out_dir: Path, sheet: Path, rows: list[list[str]], counts: 
         cells[r[1]] = _cell_digests(r)
     manifest["sheets"].append({"sheet": str(sheet.resolve()), "written_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                "counts": dict(counts), "seed": seed})
-    man_tmp = man_path.with_name("manifest.json.tmp")
-    man_tmp.write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
-    man_tmp.replace(man_path)
+    atomic_write_json(man_path, manifest, indent=None, newline=False)
 
 
 def sample(out_dir: Path, sheet: Path, *, seed: int = 0, record_fraction: float = 0.10,

@@ -61,7 +61,6 @@ an empty split is left out of the published bench (``builder/publish/write.py``)
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -78,6 +77,7 @@ from builder.qa.bench_balance import (
 from builder.qa.facts import Facts
 from builder.qa.questions import bench_eligible, bench_kinds
 from builder.schema import GlyphImage, GlyphRecord
+from hub.runfiles import RunFileError, read_results
 from metrics.acce import labels as acce_labels
 
 TARGET_IMAGES = 1024
@@ -530,12 +530,13 @@ def baseline_results(out_dir) -> dict:
     a baseline (``retrieval``) and that scored the ``all`` config's ``test`` split. Returns
     ``{name: {"spec", "rows", "metrics": [metric keys], "overall": {metric: 0..100 | None},
     "by_script": {script: {metric: 0..100 | None}}}}`` (``{}`` when there is none; a file
-    that is not valid JSON is left out). Read only: the runs are the harness's output."""
+    that is not a valid results.json, ``hub.runfiles.Results``, is left out). Read only: the
+    runs are the harness's output."""
     out: dict[str, dict] = {}
     for path in sorted(Path(out_dir).glob("eval/*/results.json")):
         try:
-            res = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
+            res = read_results(path)
+        except RunFileError:
             continue
         spec = str((res.get("model") or {}).get("spec", ""))
         bench = res.get("bench") or {}

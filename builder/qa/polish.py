@@ -9,18 +9,16 @@ character outside a small list of connective characters must already occur in th
 rule-composed answer. Otherwise the rule answer is kept and the rejection counted.
 
 Replies are cached on disk (``cache_path``, JSON Lines keyed by a hash of model, prompt
-and answer), so a resumed build makes no repeated calls.
+and answer: ``hub.openai_client.ReplyCache``), so a resumed build makes no repeated calls.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 
-import httpx
-
+from hub.openai_client import DEFAULT_MAX_RETRIES, ChatClient, ChatError, ReplyCache, cache_key
 from metrics.acce import labels
 
 POLISH_KINDS = ("COMI", "EVOI", "EXEGESIS")
@@ -76,45 +74,32 @@ class Polisher:
     """Rewrites reasoning answers through an OpenAI-compatible chat endpoint.
 
     ``endpoint``: base URL (``http://host:port/v1``); ``model``: model name;
-    ``api_key``: optional bearer token; ``cache_path``: JSON Lines reply cache;
-    ``timeout``: seconds per call. Network or HTTP errors keep the rule answer (counted
-    as ``error``), never abort the build.
+    ``api_key``: optional bearer token; ``cache_path``: JSON Lines reply cache
+    (``hub.openai_client.ReplyCache``); ``timeout`` (seconds per attempt) and
+    ``max_retries``: the project's one client's (``hub.openai_client.ChatClient``). A
+    server that gives no usable reply keeps the rule answer (counted as ``error``), never
+    aborts the build.
     """
 
     def __init__(self, endpoint: str, model: str, *, api_key: str | None = None,
-                 cache_path: Path | None = None, timeout: float = 60.0):
-        self.endpoint = endpoint.rstrip("/")
+                 cache_path: Path | None = None, timeout: float = 60.0, max_retries: int = DEFAULT_MAX_RETRIES):
+        self.client = ChatClient(endpoint, model, api_key=api_key, timeout=timeout, max_retries=max_retries)
+        self.endpoint = self.client.base_url
         self.model = model
-        self.api_key = api_key
-        self.timeout = timeout
-        self.cache_path = Path(cache_path) if cache_path else None
-        self._cache: dict[str, str] = {}
-        if self.cache_path and self.cache_path.exists():
-            for line in self.cache_path.read_text("utf-8").splitlines():
-                if line.strip():
-                    d = json.loads(line)
-                    self._cache[d["key"]] = d["reply"]
-        self._client = httpx.Client(timeout=timeout)
+        self.cache = ReplyCache(cache_path) if cache_path else None
 
     def describe(self) -> dict:
         """What the polish depends on (part of the stage fingerprint)."""
         return {"endpoint": self.endpoint, "model": self.model, "prompt": hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest()[:12]}
 
     def _call(self, text: str) -> str:
-        key = hashlib.sha256(f"{self.model}\n{SYSTEM_PROMPT}\n{text}".encode()).hexdigest()
-        if key in self._cache:
-            return self._cache[key]
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        resp = self._client.post(f"{self.endpoint}/chat/completions", headers=headers, json={
-            "model": self.model, "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}],
-        })
-        resp.raise_for_status()
-        reply = resp.json()["choices"][0]["message"]["content"].strip()
-        self._cache[key] = reply
-        if self.cache_path:
-            with open(self.cache_path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
+        key = cache_key(self.model, SYSTEM_PROMPT, text)
+        if self.cache is not None and self.cache.get(key) is not None:
+            return self.cache.get(key)
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
+        reply = self.client.complete(messages, temperature=0).text.strip()
+        if self.cache is not None:
+            self.cache.put(key, reply)
         return reply
 
     def polish(self, answer: str) -> tuple[str, str, list[str]]:
@@ -122,7 +107,7 @@ class Polisher:
         ``rejected`` (rule answer kept; reasons say what was added) or ``error``."""
         try:
             reply = self._call(answer)
-        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+        except ChatError as exc:
             return answer, "error", [str(exc)[:200]]
         if not reply:
             return answer, "rejected", ["empty reply"]

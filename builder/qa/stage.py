@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from collections import Counter, defaultdict
@@ -54,6 +53,7 @@ from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import GlyphRecord
 from builder.sources import registry
 from builder.sources.adapters import shuowen
+from hub.atomic import atomic_open, atomic_path
 from hub.skips import SkipLog
 from metrics.acce import labels
 from metrics.acce.variants import read_variants
@@ -66,10 +66,9 @@ class QAStageError(RuntimeError):
 
 
 def _atomic_write(path: Path, write: Callable) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    """Call ``write(fh)`` on a text file (UTF-8) that becomes ``path`` atomically."""
+    with atomic_open(path) as fh:
         write(fh)
-    os.replace(tmp, path)
 
 
 def _sha_file(path: Path) -> str:
@@ -526,9 +525,9 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     qa_counts: Counter = Counter()
     plan, bench_rows, early = _bench_rows(records, index, decisions, seed, bench_size, progress, qa_counts)
     index.reserved = frozenset(plan.reserved_characters)  # no dataset gloss of a bench character's Shuowen text
-    ds = _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress,
-                       qa_dir / "dataset.jsonl.tmp", qa_counts, plan.held_out)
-    os.replace(qa_dir / "dataset.jsonl.tmp", qa_dir / "dataset.jsonl")
+    with atomic_path(qa_dir / "dataset.jsonl") as tmp:
+        ds = _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress, tmp, qa_counts,
+                           plan.held_out)
     leakage, bench_comp = _leakage(qa_dir, plan, bench_rows, ds)
     leakage.update(bench_mod.source_tracing_leakage(
         plan, records, {row["id"] for row in read_jsonl(qa_dir / "dataset.jsonl")}))

@@ -30,13 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
@@ -51,6 +48,7 @@ from builder.records.gather import Corpus
 from builder.schema import BuildReport, GlyphImage, GlyphRecord, SCHEMA_VERSION, write_json_schema
 from builder.codekey import code_digest
 from builder.records.structurize import RuleStructurizer, SourceReading
+from hub.atomic import atomic_path, atomic_write
 from hub.skips import SkipLog
 from metrics.acce import labels
 
@@ -61,27 +59,6 @@ STAGES = ("sources", "images", "readings", "records")
 
 class StopAfter(Exception):
     """Raised internally when ``stop_after`` names the stage just finished."""
-
-
-@contextmanager
-def atomic_path(path: Path):
-    """Yield a temp path beside ``path``; rename it onto ``path`` only if the block succeeds."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write UTF-8 text atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
 
 
 @dataclass
@@ -378,7 +355,7 @@ def build(opts: BuildOptions) -> BuildReport | None:
         timings["outputs"] = time.time() - t
         timings["total"] = time.time() - t0
         report.extra["timings_s"] = {k: round(v, 2) for k, v in timings.items()}
-        atomic_write_text(out / "report.json", report.model_dump_json(indent=2))
+        atomic_write(out / "report.json", report.model_dump_json(indent=2))
         return report
     except StopAfter as stop:
         opts.log(f"stopped after stage {stop.args[0]!r}; rerun the same command to resume")
@@ -397,7 +374,7 @@ def _open_work(out: Path, opts: BuildOptions, sources_dir: Path) -> Path:
             opts.log("inputs changed since the last run: starting over")
             shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(state_path, json.dumps({"fingerprint": fp}))
+    atomic_write(state_path, json.dumps({"fingerprint": fp}))
     return work
 
 

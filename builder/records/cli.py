@@ -15,14 +15,13 @@ from typing import Optional
 
 import typer
 
-records_app = typer.Typer(help="Inspect built records; convert to and from the official JieZi metadata layout.",
-                          no_args_is_help=True)
-
-from builder.records.show import show_record
-from builder.schema import GlyphRecord, as_drawn
 from builder.sources import registry as reg
 from builder.sources.cli import SOURCES_HELP, console as _console
-from hub.skips import SkipLog
+from hub.atomic import atomic_path, atomic_write
+from hub.clierror import CLIError, reraise_as_cli_error
+
+records_app = typer.Typer(help="Inspect built records; convert to and from the official JieZi metadata layout.",
+                          no_args_is_help=True)
 
 
 def _characters(spec: Optional[str]) -> Optional[list[str]]:
@@ -63,13 +62,13 @@ def build_records(
     struct = None
     if structurizer == "llm":
         if not (llm_base_url and llm_model):
-            raise typer.BadParameter("--structurizer llm needs --llm-base-url and --llm-model")
+            raise CLIError("llm needs --llm-base-url and --llm-model", item="--structurizer")
         from builder.records.llm_structurize import LLMStructurizer  # optional: an LLM endpoint client
 
         struct = LLMStructurizer(llm_base_url, llm_model, os.environ.get(llm_api_key_env),
                                  max_tokens=llm_max_tokens, page_chars=llm_page_chars)
     elif structurizer != "rule":
-        raise typer.BadParameter(f"--structurizer {structurizer!r}: expected 'rule' or 'llm'")
+        raise CLIError("expected 'rule' or 'llm'", item="--structurizer", field=repr(structurizer))
     font_list = None
     if fonts:
         font_list = [f.strip() for spec in fonts for f in spec.split(",") if f.strip()]
@@ -77,11 +76,8 @@ def build_records(
                         user_glyphs=tuple(user_glyphs or ()), size=size, workers=workers, structurizer=struct,
                         images=not no_images, stop_after=stop_after, progress=not quiet, log=con.print,
                         check_hashes=not no_verify)
-    try:
+    with reraise_as_cli_error(reg.SourceError, item="--sources"):
         report = build(opts)
-    except reg.SourceError as exc:
-        con.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
     if report is None:
         raise typer.Exit(0)
     print_report(report, con)
@@ -115,9 +111,12 @@ def print_report(report, con=None) -> None:
 
 
 def _records(output: Path):
+    """The GlyphRecords of ``output`` (a records folder or a records.jsonl), one by one."""
+    from builder.schema import GlyphRecord  # pydantic models: loaded by the commands that read records
+
     path = output / "records.jsonl" if output.is_dir() else output
     if not path.is_file():
-        raise typer.BadParameter(f"{path} not found: run `jiezi build records --output {output}` first")
+        raise CLIError(f"not found: run `jiezi build records --output {output}` first", item=path)
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
@@ -133,6 +132,9 @@ def records_show(
 ) -> None:
     """Print the records of some characters, every field with its provenance (an
     oracle-bone or bronze record without the modern analysis: ``builder.schema.as_drawn``)."""
+    from builder.records.show import show_record
+    from builder.schema import as_drawn
+
     wanted = set(characters)
     found = 0
     for rec in _records(output):
@@ -144,7 +146,7 @@ def records_show(
             else:
                 typer.echo(show_record(rec) + "\n")
     if not found:
-        raise typer.BadParameter(f"no record for {characters!r} in {output}")
+        raise CLIError(f"no record in {output}", item=repr(characters))
 
 
 @records_app.command("export-official")
@@ -154,12 +156,11 @@ def records_export_official(
     characters: Optional[str] = typer.Option(None, "--characters", help="only these characters"),
 ) -> None:
     """Write records in the official JieZi metadata layout (meta_samples.json)."""
-    from builder.records.build import atomic_write_text  # heavy: the records stage
     from builder.records.official import export_official
 
     wanted = set(_characters(characters) or [])
     recs = [r for r in _records(output) if not wanted or r.character in wanted]
-    atomic_write_text(to, json.dumps(export_official(recs), ensure_ascii=False, indent=2))
+    atomic_write(to, json.dumps(export_official(recs), ensure_ascii=False, indent=2))
     typer.echo(f"wrote {len(recs)} records to {to}")
 
 
@@ -170,8 +171,8 @@ def records_import_official(
     images_root: Optional[Path] = typer.Option(None, "--images-root", help="folder the records' image paths are relative to"),
 ) -> None:
     """Convert official JieZi metadata to this project's GlyphRecords (provenance: the official entry)."""
-    from builder.records.build import atomic_path  # heavy: the records stage
     from builder.records.official import import_official
+    from hub.skips import SkipLog
 
     skipped = SkipLog()
     recs = import_official(path, skipped, images_root=images_root)

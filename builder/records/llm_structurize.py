@@ -15,10 +15,10 @@ empty (null / []) rather than guess.
   the head character; the page readings are merged (first gloss and class, components
   and variants united, senses concatenated).
 - Replies are cached by (model, prompt version, page text) in a JSONL file when the
-  build attaches one, so an interrupted run resumes without asking again.
+  build attaches one (``hub.openai_client.ReplyCache``), so an interrupted run resumes without asking again.
 - Free-text Shuowen entries go to the model; structured sources (makemeahanzi, cjkvi-ids,
   Unihan) and 段玉裁's stated classes keep their rules. An entry the model cannot answer
-  (HTTP error, invalid JSON after the retries) falls back to the rules and is recorded
+  (no reply after the client's retries, invalid JSON after ``retries``) falls back to the rules and is recorded
   in ``skipped``.
 
 The result goes through the same :func:`builder.records.fidelity.enforce` as the rules, so an
@@ -27,13 +27,8 @@ invented value is dropped and flagged.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import threading
-import time
 from pathlib import Path
-
-import httpx
 
 from builder.sources.adapters import Entry
 from builder.sources.adapters.shuowen import ShuowenEntry
@@ -41,6 +36,7 @@ from builder.aliases import canonical
 from builder.schema import Component, Formation, Provenance, Sense, Variant
 from builder.records.fidelity import enforce
 from builder.records.structurize import GFormation, GStr, RuleStructurizer, SourceReading, structurize_shuowen
+from hub.openai_client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ChatClient, ChatError, ReplyCache, cache_key
 from hub.skips import SkipLog
 from metrics.acce import labels
 
@@ -133,8 +129,10 @@ class LLMStructurizer:
     ``base_url``: e.g. ``http://127.0.0.1:8000/v1``; ``model``: the served model name;
     ``api_key``: sent as a Bearer token when given. ``max_tokens`` is the first budget,
     doubled on ``finish_reason == "length"`` up to ``max_tokens_limit``; ``page_chars``
-    and ``page_senses`` trigger paged mode; ``timeout`` is per request in seconds;
-    ``retries`` repeats a failed request (HTTP error, bad JSON) with a 1 s back-off.
+    and ``page_senses`` trigger paged mode; ``timeout`` (seconds per attempt) and
+    ``max_retries`` (after a connection error, a timeout, 408/409/429 or 5xx) are the
+    project's one client's (``hub.openai_client.ChatClient``); ``retries`` asks again after
+    a reply that is not a JSON object.
     """
 
     name = "llm"
@@ -142,101 +140,69 @@ class LLMStructurizer:
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *, max_tokens: int = 1024,
                  max_tokens_limit: int = 8192, page_chars: int = 400, page_senses: int = 3,
-                 temperature: float = 0.0, timeout: float = 120.0, retries: int = 2,
-                 client: httpx.Client | None = None):
-        self.base_url = base_url.rstrip("/")
+                 temperature: float = 0.0, timeout: float = DEFAULT_TIMEOUT, max_retries: int = DEFAULT_MAX_RETRIES,
+                 retries: int = 2):
+        self.client = ChatClient(base_url, model, api_key=api_key, timeout=timeout, max_retries=max_retries)
+        self.base_url = self.client.base_url
         self.model = model
-        self.api_key = api_key
         self.max_tokens = max_tokens
         self.max_tokens_limit = max_tokens_limit
         self.page_chars = page_chars
         self.page_senses = page_senses
         self.temperature = temperature
         self.retries = retries
-        self.client = client or httpx.Client(timeout=timeout)
         self.rules = RuleStructurizer()
         self.skipped = SkipLog()
         self.calls = 0
-        self._cache: dict[str, dict] = {}
-        self._cache_path: Path | None = None
-        self._lock = threading.Lock()
+        self.cache: ReplyCache | None = None
 
     def fingerprint(self) -> str:
         """What determines this structurizer's output (enters the build's checkpoint key)."""
         return f"llm:{self.model}:{self.base_url}:{self.max_tokens}:{self.page_chars}:{self.page_senses}:{PROMPT_VERSION}"
 
     def attach_cache(self, path: Path) -> None:
-        """Use (and extend) a JSONL reply cache at ``path``; a torn last line is ignored."""
-        self._cache_path = Path(path)
-        if self._cache_path.is_file():
-            for line in self._cache_path.read_text(encoding="utf-8").splitlines():
-                try:
-                    row = json.loads(line)
-                    self._cache[row["key"]] = row["reply"]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue
+        """Use (and extend) a reply cache at ``path`` (``hub.openai_client.ReplyCache``)."""
+        self.cache = ReplyCache(path)
 
     # -- one request ------------------------------------------------------------------
 
-    def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.model}\n{PROMPT_VERSION}\n{text}".encode()).hexdigest()
-
     def ask(self, head: str, page: str, name: str) -> dict:
-        """The parsed JSON reply for one page (cached). Raises :class:`LLMError`."""
-        key = self._key(f"{head}\n{page}")
-        with self._lock:
-            if key in self._cache:
-                return self._cache[key]
+        """The parsed JSON reply for one page (cached by model, prompt version and page).
+        Raises :class:`LLMError`."""
+        key = cache_key(self.model, PROMPT_VERSION, f"{head}\n{page}")
+        if self.cache is not None and self.cache.get(key) is not None:
+            return self.cache.get(key)
         reply = self._request(head, page, name)
-        with self._lock:
-            self._cache[key] = reply
-            if self._cache_path is not None:
-                with open(self._cache_path, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
+        if self.cache is not None:
+            self.cache.put(key, reply)
         return reply
 
     def _request(self, head: str, page: str, name: str) -> dict:
         user = f"字頭：{head}\n條目原文（span 必須逐字取自此處）：\n{page}"
-        body = {
-            "model": self.model,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}],
-            "temperature": self.temperature,
-            "response_format": {"type": "json_schema",
-                                "json_schema": {"name": "shuowen_reading", "strict": True, "schema": response_schema()}},
-        }
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        response_format = {"type": "json_schema",
+                           "json_schema": {"name": "shuowen_reading", "strict": True, "schema": response_schema()}}
         max_tokens, errors = self.max_tokens, []
-        attempt = 0
         while True:
-            body["max_tokens"] = max_tokens
+            self.calls += 1
             try:
-                self.calls += 1
-                r = self.client.post(f"{self.base_url}/chat/completions", json=body, headers=headers)
-                r.raise_for_status()
-                choice = r.json()["choices"][0]
-                content = choice["message"]["content"] or ""
-                finish = choice.get("finish_reason")
-            except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-                errors.append(f"request failed: {exc}")
-                attempt += 1
-                if attempt > self.retries:
-                    raise LLMError(f"{name}: {'; '.join(errors)}") from exc
-                time.sleep(1.0)
-                continue
-            if finish == "length":
+                reply = self.client.complete(messages, temperature=self.temperature, response_format=response_format,
+                                             max_tokens=max_tokens)
+            except ChatError as exc:
+                raise LLMError(f"{name}: request failed: {exc}") from exc
+            if reply.finish_reason == "length":
                 if max_tokens >= self.max_tokens_limit:
                     raise LLMError(f"{name}: reply still truncated at max_tokens={max_tokens}")
                 max_tokens = min(max_tokens * 2, self.max_tokens_limit)
                 continue
             try:
-                reply = json.loads(content)
-                if not isinstance(reply, dict):
+                parsed = json.loads(reply.text)
+                if not isinstance(parsed, dict):
                     raise ValueError("reply is not a JSON object")
-                return reply
+                return parsed
             except ValueError as exc:
                 errors.append(f"invalid JSON reply: {exc}")
-                attempt += 1
-                if attempt > self.retries:
+                if len(errors) > self.retries:
                     raise LLMError(f"{name}: {'; '.join(errors)}") from exc
 
     # -- an entry ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 
 from builder.sources import registry as reg
+from hub.clierror import reraise_as_cli_error
 
 sources_app = typer.Typer(help="The source cache: fetch and verify the upstream files.", no_args_is_help=True)
 
@@ -36,10 +37,8 @@ def sources_check(
     from rich.table import Table
 
     root = reg.resolve_sources_dir(sources)
-    try:
+    with reraise_as_cli_error(reg.SourceError, item="--sources"):
         result = reg.check(root, names or None, hashes=not no_hashes)
-    except reg.SourceError as exc:
-        raise typer.BadParameter(str(exc)) from exc
     table = Table(title=f"source cache {root}")
     for col in ("source", "files", "problems", "licence", "upstream"):
         table.add_column(col)

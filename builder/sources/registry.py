@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from hub.atomic import atomic_path
+
 FETCH_COMMAND = "jiezi sources fetch"
 DEFAULT_CACHE = Path("~/.cache/jiezi/sources")
 MANIFEST_DIR = Path(__file__).resolve().parent / "manifests"
@@ -401,10 +403,8 @@ def require(sources_dir: str | os.PathLike, names: Iterable[str] = BUILD_SOURCES
 
 def _install(src_path: Path, dest: Path) -> None:
     """Move a downloaded file into place atomically."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".part")
-    shutil.copyfile(src_path, tmp)
-    os.replace(tmp, dest)
+    with atomic_path(dest) as tmp:
+        shutil.copyfile(src_path, tmp)
 
 
 def _verify_installed(src: Source, f: SourceFile, dest: Path) -> None:

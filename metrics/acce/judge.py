@@ -6,8 +6,9 @@ alignment) checks the evolution statements against the reference only; SCE (scho
 expression) judges terminology, rigour and dictionary style. The rubric prompts below are
 this project's own wording of those rules (``PROMPT_VERSION`` names them).
 
-Backends: ``OpenAIJudge`` (any OpenAI-compatible ``/chat/completions`` server; bounded
-concurrency; retries with backoff on 429, 5xx, timeouts and malformed bodies) and
+Backends: ``OpenAIJudge`` (any OpenAI-compatible ``/chat/completions`` server through the
+``openai`` package's client; bounded concurrency; its retries with backoff on 408, 409, 429,
+5xx, timeouts and connection errors; malformed bodies asked again) and
 ``TransformersJudge`` (a local causal LM, greedy decoding; GGUF files through
 ``gguf_file=``). Both decode deterministically (temperature 0 / greedy).
 
@@ -20,11 +21,9 @@ stopped. Transport failures (retries exhausted) are not cached, so a rerun retri
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import json
 import os
-import random
 import re
 import sqlite3
 import threading
@@ -432,26 +431,33 @@ class Judge:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-_RETRY_STATUS = {408, 409, 425, 429}
+# The settings of the project's one OpenAI-compatible client (``hub.openai_client``), stated
+# again here: this folder is published alone as the ``jiezi/acce`` evaluate module and imports
+# no project code (tests/test_hub_openai_client.py checks that the two agree).
+DEFAULT_TIMEOUT = 120.0  # seconds per attempt
+DEFAULT_MAX_RETRIES = 4  # further attempts after a retryable failure
 
 
 class OpenAIJudge(Judge):
-    """Judge through any OpenAI-compatible ``POST {base_url}/chat/completions`` server.
+    """Judge through any OpenAI-compatible ``POST {base_url}/chat/completions`` server, with
+    the ``openai`` package's client (the same client and settings as the project's
+    ``hub.openai_client``).
 
     ``base_url`` / ``model`` / ``api_key`` default to ``$JIEZI_JUDGE_BASE_URL``,
     ``$JIEZI_JUDGE_MODEL``, ``$JIEZI_JUDGE_API_KEY``. ``concurrency``: parallel requests
-    (``$JIEZI_JUDGE_CONCURRENCY``, default 8). ``timeout``: seconds per request.
-    ``max_retries``: further attempts after a 408/409/425/429/5xx status, a timeout, a
-    connection error or a malformed body; the wait is the server's ``Retry-After`` when
-    given, else ``backoff * 2**attempt`` with jitter (capped at 60 s). Other 4xx statuses
-    fail at once. Raises ``ValueError`` when no base URL or model is configured.
+    (``$JIEZI_JUDGE_CONCURRENCY``, default 8). ``timeout``: seconds per attempt.
+    ``max_retries``: further attempts after a connection error, a timeout or HTTP 408, 409,
+    429 or 5xx (the client's exponential back-off with jitter, or the server's
+    ``Retry-After`` up to 60 s), and, separately, after a reply whose body is malformed.
+    Other 4xx statuses fail at once. Raises ``ValueError`` when no base URL or model is
+    configured.
     """
 
     backend = "openai-compatible"
 
     def __init__(self, base_url: str | None = None, model: str | None = None, api_key: str | None = None, *,
-                 concurrency: int | None = None, timeout: float = 120.0, max_retries: int = 5,
-                 backoff: float = 1.0, max_tokens: int = 256, **kwargs):
+                 concurrency: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 max_retries: int = DEFAULT_MAX_RETRIES, max_tokens: int = 256, **kwargs):
         base_url = base_url or os.environ.get(ENV_BASE_URL)
         model = model or os.environ.get(ENV_MODEL)
         if not base_url or not model:
@@ -462,7 +468,6 @@ class OpenAIJudge(Judge):
         self.concurrency = int(concurrency or os.environ.get(ENV_CONCURRENCY) or 8)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
-        self.backoff = float(backoff)
         self.max_tokens = int(max_tokens)
         self._client = None
         self._client_lock = threading.Lock()
@@ -471,63 +476,52 @@ class OpenAIJudge(Judge):
         return {**super().describe(), "base_url": self.base_url, "max_tokens": self.max_tokens,
                 "concurrency": self.concurrency}
 
-    def _http(self):
-        import httpx
-
+    def _openai(self):
         with self._client_lock:
             if self._client is None:
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-                self._client = httpx.Client(
-                    timeout=self.timeout, headers=headers,
-                    limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
-                )
+                from openai import OpenAI
+
+                # a local server needs no key; the client insists on one and sends it as a bearer token
+                self._client = OpenAI(base_url=self.base_url, api_key=self.api_key or "no-key", timeout=self.timeout,
+                                      max_retries=self.max_retries)
         return self._client
 
-    def _wait(self, attempt: int, retry_after: str | None) -> None:
-        delay = None
-        if retry_after:
-            try:
-                delay = float(retry_after)
-            except ValueError:
-                parsed = email.utils.parsedate_to_datetime(retry_after)
-                delay = parsed.timestamp() - time.time() if parsed else None
-        if delay is None:
-            delay = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
-        time.sleep(max(0.0, min(delay, 60.0)))
-
     def _complete(self, messages: list[dict]) -> str:
-        import httpx
+        import openai
 
-        body = {"model": self.model_id, "messages": messages, "temperature": 0, "max_tokens": self.max_tokens}
         url = f"{self.base_url}/chat/completions"
         last = "no attempt made"
-        for attempt in range(self.max_retries + 1):
-            retry_after = None
+        for _attempt in range(self.max_retries + 1):  # transport retries are the client's; these re-ask a garbled body
             try:
-                resp = self._http().post(url, json=body)
-            except httpx.TimeoutException as exc:
-                last = f"timeout after {self.timeout:g} s ({type(exc).__name__})"
-            except httpx.TransportError as exc:
-                last = f"connection error ({type(exc).__name__}: {exc})"
-            else:
-                if resp.status_code == 200:
-                    try:
-                        content = resp.json()["choices"][0]["message"]["content"]
-                        if isinstance(content, list):  # content parts
-                            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-                        if not isinstance(content, str):
-                            raise TypeError(f"content is {type(content).__name__}")
-                        return content
-                    except (ValueError, KeyError, IndexError, TypeError) as exc:
-                        last = f"malformed response body ({type(exc).__name__}: {exc}): {resp.text[:200]!r}"
-                elif resp.status_code in _RETRY_STATUS or resp.status_code >= 500:
-                    last = f"HTTP {resp.status_code}: {resp.text[:200]!r}"
-                    retry_after = resp.headers.get("retry-after")
-                else:
-                    raise JudgeTransportError(f"HTTP {resp.status_code} from {url}: {resp.text[:300]!r}")
-            if attempt < self.max_retries:
-                self._wait(attempt, retry_after)
+                resp = self._openai().chat.completions.create(model=self.model_id, messages=messages, temperature=0,
+                                                              max_tokens=self.max_tokens)
+            except openai.APITimeoutError as exc:
+                raise JudgeTransportError(f"no usable reply after {self.max_retries + 1} attempts: timeout after "
+                                          f"{self.timeout:g} s ({type(exc).__name__})") from exc
+            except openai.APIConnectionError as exc:
+                raise JudgeTransportError(f"no usable reply after {self.max_retries + 1} attempts: connection error "
+                                          f"({type(exc).__name__}: {exc})") from exc
+            except openai.APIStatusError as exc:
+                raise JudgeTransportError(f"HTTP {exc.status_code} from {url}: {exc.message[:300]!r}") from exc
+            except (openai.APIError, ValueError) as exc:  # a body that is not JSON, or not a completion
+                last = f"malformed response body ({type(exc).__name__}: {exc})"[:400]
+                continue
+            content = _message_text(resp)
+            if content is not None:
+                return content
+            last = f"malformed response body (no message content): {str(resp)[:200]!r}"
         raise JudgeTransportError(f"no usable reply after {self.max_retries + 1} attempts: {last}")
+
+
+def _message_text(resp) -> str | None:
+    """The text of the first choice of a chat completion (content parts joined), or None
+    when the reply holds no choice with a string or parts content."""
+    choices = getattr(resp, "choices", None)
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "content", None)
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else None
 
 
 class TransformersJudge(Judge):

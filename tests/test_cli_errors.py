@@ -1,0 +1,36 @@
+"""The one CLI error type (hub.clierror.CLIError): every `jiezi` command prints it as
+``<command>: <item>: <field>: <message>`` on stderr and exits with status 2."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+import jiezi_cli
+from hub.clierror import CLIError
+from jiezi_cli import app
+
+
+def _commands(typer_app, prefix="jiezi"):
+    for info in typer_app.registered_commands:
+        yield f"{prefix} {info.name or info.callback.__name__}", info.callback
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        if sub.registered_callback is not None and sub.registered_callback.callback is not None:
+            yield f"{prefix} {group.name}", sub.registered_callback.callback
+        yield from _commands(sub, f"{prefix} {group.name}")
+
+
+def test_every_command_is_wrapped():
+    wrapped = {name: getattr(cb, "__wrapped__", None) is not None for name, cb in _commands(app)}
+    assert len(wrapped) > 15 and all(wrapped.values()), [n for n, ok in wrapped.items() if not ok]
+
+
+def test_the_message_names_command_item_and_field(tmp_path):
+    assert str(CLIError("expected a or b", item="--flag", field="'x'")) == "--flag: 'x': expected a or b"
+    res = CliRunner().invoke(app, ["eval", "--model", "retrieval", "--bench", str(tmp_path), "-o", str(tmp_path / "o"),
+                                   "--protocol", "nope"])
+    assert res.exit_code == 2
+    assert "jiezi eval: --protocol: 'nope': expected per-question or paper" in res.output
+    res = CliRunner().invoke(app, ["leaderboard", "verify", "abcdef", "--board", str(tmp_path)])
+    assert res.exit_code == 2 and res.output.startswith("jiezi leaderboard verify: row 'abcdef': no row")
+    assert jiezi_cli._exits_on_cli_error  # the one place that turns CLIError into exit status 2
