@@ -326,3 +326,16 @@ def test_fused_candidates_include_what_only_the_templates_name(hub, templates):
     assert row[FEATURES.index("ocr_known")] == 0.0 and row[FEATURES.index("in_gallery")] == 0.0
     d = fb.decide(query[0], sims[0], idx[0], reading)
     assert "template" in d.features and d.record()["scored"]
+
+
+def test_candidate_model_gives_one_glyphs_rows_the_same_probabilities_as_a_batch():
+    from harness.fusion import FEATURES, FusionModel, fit_candidates
+
+    rng = np.random.default_rng(0)
+    x = rng.random((600, len(FEATURES)))
+    y = x[:, 0] + 0.3 * rng.random(600) > 0.7
+    model = FusionModel([], 0.0, estimator=fit_candidates(x, y))
+    batch = model.probability(np.vstack([x, x]))  # >= 1,000 rows: scikit-learn's own threads
+    single = model.probability(x[:12])  # a glyph's candidates: one thread, same trees
+    np.testing.assert_allclose(single, batch[:12], rtol=0, atol=1e-12)
+    assert 0.0 <= single.min() and single.max() <= 1.0 and model.probability(np.zeros((0, len(FEATURES)))).shape == (0,)
