@@ -80,7 +80,8 @@ TEMPLATE_CANDIDATES = 5
 # Held-out gallery glyphs per script for fitting the candidate model (each decided in every
 # condition). Measured on held-out gallery glyphs of the default build (issue 22): regular
 # script strict accuracy 88.9 / 89.8 / 90.5% with 15 / 40 / 100% of 1,000 per script in the
-# fitting half, no gain from 2,000; fitting reads 5,000 glyphs (about 3 min on 2 cores, cached).
+# fitting half, no gain from 2,000. Fitting reads 5,000 glyphs: 160 s on 2 idle cores, 9-11 min
+# on the shared machine at load 5-6 (once per gallery; the model is cached).
 FUSION_PER_SCRIPT = 1000
 
 
