@@ -7,6 +7,7 @@ Usage:
   .venv/bin/python benchmarks/bench_ocr.py --width [--sources DIR]
   .venv/bin/python benchmarks/bench_ocr.py --components [--bench ...] [--gallery ...]
   .venv/bin/python benchmarks/bench_ocr.py --fusion [--gallery ...] [--cache-dir DIR]
+  .venv/bin/python benchmarks/bench_ocr.py --designs
   .venv/bin/python benchmarks/bench_ocr.py --risk-coverage RUN [--bench ...]
 
 Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
@@ -28,6 +29,11 @@ each script, the bench images and synthetic noise: why :data:`harness.baselines.
 is 40. ``--fusion``: the fused candidate model as a gradient-boosted classifier vs a
 logistic regression on the same features, decided on the held-out half of the gallery
 samples, per script and condition: top-1, answered and strict accuracy (%).
+``--designs``: how close the template reader's faces draw 600 random characters to the
+closest of the bench's nine font designs (median HOG cosine, median ink IoU, share of
+glyphs with ink IoU > 0.9), beside controls that are the same design (a regional cut, a Mono
+cut, AR PL UMing) and the bench designs among themselves: a template face must be as far
+from every bench design as the bench designs are from each other.
 ``--risk-coverage RUN``: the risk-coverage table per script of a ``jiezi eval --model
 fused`` (or ``ocr``) folder, from its ``decisions.json`` (right = the bench's character,
 one-to-one traditional/simplified pairs equal), with the share abstained per script.
@@ -95,6 +101,15 @@ def fused_speed(bench: str, gallery: str, cache_dir: Path | None) -> None:
     print(f"fused baseline ready in {time.perf_counter() - t0:.1f} s (gallery {len(fb.gallery):,} images)")
     images, _ = _bench_images(bench)
     g = fb.gallery
+    if fb.templates is not None:
+        q = g.embedder.embed(images)
+        t = time.perf_counter()
+        fb.templates.read(q)
+        print(f"template reader ({fb.templates.describe()['characters']:,} characters, "
+              f"{fb.templates.describe()['templates']:,} templates): {1000 * (time.perf_counter() - t) / len(images):.1f} "
+              f"ms/glyph batched")
+    else:
+        print("template reader: no template font installed (fonts-ipamj-mincho, fonts-droid-fallback)")
     t1 = time.perf_counter()
     queries = g.embedder.embed(images)
     sims, idx = g.search(queries, fb.retrieval.settings.k)
@@ -215,22 +230,77 @@ def components(bench: str, gallery: str) -> None:
     print(f"uniform / blurred / speckle noise: {c.tolist()}")
 
 
+def _design_stats(a: list, b: list, embedder) -> tuple[int, float, float, float]:
+    """(characters both draw, median HOG cosine, median ink IoU, share with IoU > 0.9) of two
+    lists of renderings of the same characters (None where a face lacks one)."""
+    from harness.glyphnorm import normalise_glyphs
+
+    keep = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
+    if not keep:
+        return 0, float("nan"), float("nan"), float("nan")
+    ea, eb = embedder.embed([a[i] for i in keep]), embedder.embed([b[i] for i in keep])
+    ia = np.stack([np.asarray(im) < 128 for im in normalise_glyphs([a[i] for i in keep], 64)])
+    ib = np.stack([np.asarray(im) < 128 for im in normalise_glyphs([b[i] for i in keep], 64)])
+    iou = (ia & ib).sum((1, 2)) / np.maximum((ia | ib).sum((1, 2)), 1)
+    return len(keep), float(np.median((ea * eb).sum(1))), float(np.median(iou)), float((iou > 0.9).mean())
+
+
+def designs(count: int = 600) -> None:
+    """How close each template face and each control (a regional or Mono cut of a bench
+    design, AR PL UMing) draws 600 random URO characters to the closest bench design, and
+    each bench design to its closest other bench design."""
+    from builder.glyphs import fonts
+    from builder.glyphs.render import font_image
+    from harness.embed import make_embedder
+    from harness.baselines.ocr import template_faces
+
+    chars = random.Random(0).sample([chr(c) for c in range(0x4E00, 0x9FA6)], count)
+
+    def render(design=None, face=None):
+        out = []
+        for c in chars:
+            if design is not None:
+                i = design.face_for(ord(c))
+                face = None if i is None else (design.faces[i].path, design.faces[i].index)
+            out.append(None if face is None else font_image(face[0], face[1], ord(c), 64))
+        return out
+
+    bench = {n: render(fonts.resolve_design(n)) for n in fonts.default_designs()}
+    others = {f"template {Path(p).name}": render(face=(p, i)) for p, i in template_faces()}
+    for fam in ("AR PL UMing CN", "Noto Serif CJK JP", "Noto Sans CJK JP", "LXGW WenKai Mono"):
+        try:
+            others[f"control {fam}"] = render(fonts.resolve_design(fam))
+        except Exception as exc:  # a control family that is not installed
+            print(f"  (control {fam}: {exc})")
+    embedder = make_embedder("hog")
+    print(f"{'face':34} {'closest bench design':20} {'n':>4} {'HOG cos':>8} {'ink IoU':>8} {'IoU>0.9':>8}")
+    for name, images in {**others, **bench}.items():
+        best = max(((_design_stats(images, imgs, embedder), b) for b, imgs in bench.items() if b != name),
+                   key=lambda t: t[0][2])
+        (n, cos, iou, high), b = best
+        print(f"{name:34} {b:20} {n:4} {cos:8.3f} {iou:8.3f} {100 * high:7.0f}%")
+
+
 def fusion_models(gallery: str, cache_dir: Path | None) -> None:
     from sklearn.linear_model import LogisticRegression
 
     from harness.baselines.fusion import FusedBaseline, fit_candidates, fusion_samples
-    from harness.baselines.ocr import GlyphReader
+    from harness.baselines.ocr import GlyphReader, TemplateReader, template_faces
     from harness.baselines.retrieval import build_baseline
 
-    fb = FusedBaseline(build_baseline(gallery, cache_dir=cache_dir, progress=False), GlyphReader())
+    rb = build_baseline(gallery, cache_dir=cache_dir, progress=False)
+    faces = template_faces()
+    fb = FusedBaseline(rb, GlyphReader(), templates=TemplateReader(rb.gallery.embedder, faces, rb.gallery.cache_dir)
+                       if faces else None)
     d = fusion_samples(fb)
     x, y, g = d["x"], d["y"], d["group"]
-    n = len(d["script"])
-    order = np.random.default_rng(1).permutation(n)
-    fit_g, test_g = np.sort(order[: (n + 1) // 2]), np.sort(order[(n + 1) // 2:])
-    fit = np.isin(g, fit_g)
+    glyph = np.asarray(d["glyph"])
+    fold = np.random.default_rng(1).permutation(glyph.max() + 1) % 2
+    test_g = np.flatnonzero(fold[glyph] == 1)
+    fit = fold[glyph][g] == 0
     models = {"gradient boosting": fit_candidates(x[fit], y[fit]),
               "logistic regression": LogisticRegression(C=100.0, max_iter=5000).fit(x[fit], y[fit])}
+    print(f"templates: {fb.templates.describe() if fb.templates else None}")
     for name, model in models.items():
         prob = model.predict_proba(x)[:, 1]
         cells: dict = {}
@@ -242,7 +312,7 @@ def fusion_models(gallery: str, cache_dir: Path | None) -> None:
             c[1] += y[best]
             c[2] += prob[best] >= 0.5
             c[3] += bool(prob[best] >= 0.5 and y[best])
-        print(f"{name} (held-out half, {len(test_g)} glyphs):")
+        print(f"{name} (held-out glyphs, {len(test_g)} decisions):")
         for (script, cond), (m, right, answered, strict) in sorted(cells.items()):
             print(f"  {script:4} {cond:17} n {m:4}  top-1 {100 * right / m:5.1f}  answered {100 * answered / m:5.1f}"
                   f"  strict {100 * strict / m:5.1f}")
@@ -264,7 +334,7 @@ def risk_coverage(run: Path, bench: str) -> None:
         meta.setdefault(r["image_id"], r)
     scripts, conf, right, abstained = [], [], [], []
     for iid, d in decisions.items():
-        top = d["scored"][0][0] if d.get("scored") else ""
+        top = d.get("character") or (d["scored"][0][0] if d.get("scored") else "")  # the answer, else the best guess
         scripts.append(meta[iid]["script"])
         conf.append(d["confidence"])
         right.append(same_character(top, meta[iid]["character"]))
@@ -292,6 +362,7 @@ def main() -> None:
     ap.add_argument("--width", action="store_true", help="recogniser line width comparison")
     ap.add_argument("--components", action="store_true", help="connected components of glyphs and noise")
     ap.add_argument("--fusion", action="store_true", help="candidate model: gradient boosting vs logistic")
+    ap.add_argument("--designs", action="store_true", help="template faces vs the bench's font designs")
     ap.add_argument("--risk-coverage", type=Path, default=None, metavar="RUN", help="risk-coverage of an eval folder")
     ap.add_argument("--sources", type=Path, default=Path(os.environ.get("JIEZI_SOURCES", REPO.parent / "shared" / "sources")))
     args = ap.parse_args()
@@ -300,6 +371,9 @@ def main() -> None:
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     if args.width:
         widths(args.sources)
+        return
+    if args.designs:
+        designs()
         return
     if args.risk_coverage:
         risk_coverage(args.risk_coverage, args.bench)

@@ -297,7 +297,7 @@ class FusedExplainer(RetrievalExplainer):
     own records with their provenance; the decision says what read the glyph."""
 
     READ_BY = {"both": "OCR and retrieval", "ocr": "OCR", "retrieval": "retrieval",
-               "fusion": "OCR + retrieval fusion"}
+               "templates": "font templates", "fusion": "OCR + retrieval fusion"}
 
     def __init__(self, baseline, turn_sources=None, name: str = "fused"):
         super().__init__(baseline, turn_sources)
@@ -346,7 +346,8 @@ class FusedExplainer(RetrievalExplainer):
         if qtype == "SCRC" and not d.script:
             return "OCR reads characters, not scripts: no script is decided"
         if not self._has_records(d):
-            return f"the gallery holds no record of {d.character} (read by OCR alone); left unanswered"
+            return (f"the gallery holds no record of {d.character} (read by "
+                    f"{self.READ_BY.get(d.component, d.component)} alone); left unanswered")
         return super()._missing(d, qtype)
 
     def _attribute(self, fact: Fact, d, neigh: list[Neighbour]) -> None:
@@ -363,9 +364,11 @@ class FusedExplainer(RetrievalExplainer):
         ocr = dict((d.ocr or {}).get("candidates") or [])
         p = ocr.get(d.character)
         mine = [n for n in neigh if n.character == d.character]
+        tmpl = (d.features or {}).get("template")
         fact.basis = (f"read by {self.READ_BY.get(d.component, d.component)}: OCR probability "
                       f"{'-' if p is None else f'{p:.2f}'}, {len(mine)} of {len(neigh)} nearest glyphs are "
-                      f"{d.character}; confidence {d.confidence:.2f}")
+                      f"{d.character}" + (f", font-template similarity {tmpl:.2f}" if tmpl else "")
+                      + f"; confidence {d.confidence:.2f}")
         fact.sources.append({"source": "PP-OCRv6 recogniser", "entry_id": self.baseline.reader.rec_path.name,
                              "span": (d.ocr or {}).get("text", ""), "rule": "single-character CTC probability",
                              "via": f"p {'-' if p is None else f'{p:.3f}'}"})

@@ -162,7 +162,7 @@ def test_fused_backend_records_which_component_decided(hub, tmp_path):
     assert res["scores"]["CHAR"] >= 90.0 and res["scores"]["SCRC"] >= 80.0
     decisions = json.loads((out / "decisions.json").read_text("utf-8"))
     assert len(decisions) == len(FACTS)
-    assert {d["component"] for d in decisions.values()} <= {"both", "ocr", "retrieval", "fusion"}
+    assert {d["component"] for d in decisions.values()} <= {"both", "ocr", "retrieval", "templates", "fusion"}
     by_char = {d["character"]: d for d in decisions.values() if d["character"]}
     for ch in UNSEEN_CHARACTERS:  # only OCR can name a character the gallery lacks
         assert by_char[ch]["component"] in ("ocr", "fusion")
@@ -187,3 +187,156 @@ def test_fused_baseline_abstains_on_noise(hub):
     he = fb.decide(queries[2], sims[2], idx[2], readings[2])
     assert not he.abstained and he.character == "河" and he.script == "楷书"
     assert fb.answer(he, "STRC").startswith("⿰") and fb.answer(noise[0], "STRC") == ""
+
+
+# ----------------------------------------------------------------- the template reader
+# Neither the fixture gallery's typeface nor its bench's (TemplateReader takes explicit faces
+# without template_faces' guard, which refuses it as one of the real bench's designs).
+TEMPLATE_FACE = ("/usr/share/fonts/truetype/cns11643/TW-Sung-98_1.ttf", 0)
+TEMPLATE_VOCAB = "江河林明休好木本日月森仲寀宷案实采菜息悳肤肰勺勹卪卩飲飤汙汓魚魝"
+
+
+@pytest.fixture(scope="module")
+def templates(tmp_path_factory):
+    from harness.embed import make_embedder
+    from harness.baselines.ocr import TemplateReader
+
+    return TemplateReader(make_embedder("hog"), [TEMPLATE_FACE], tmp_path_factory.mktemp("templates"),
+                          vocabulary=list(TEMPLATE_VOCAB))
+
+
+def test_template_faces_refuse_a_bench_design_and_a_missing_file(tmp_path, monkeypatch):
+    from harness.baselines.ocr import TEMPLATE_FONTS_ENV, template_faces
+
+    for bench_face in (BENCH_FONT[0], TEMPLATE_FACE[0], "/usr/share/fonts/truetype/arphic/uming.ttc"):
+        with pytest.raises(ValueError, match="a design the bench is rendered in"):
+            template_faces([bench_face])  # AR PL UKai, TW-Sung, and UMing (BabelStone Han's design)
+    with pytest.raises(FileNotFoundError):
+        template_faces([str(tmp_path / "none.ttf")])
+    dejavu = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+    monkeypatch.setenv(TEMPLATE_FONTS_ENV, dejavu)
+    assert template_faces() == [(dejavu, 0)]
+
+
+def test_template_characters_are_the_dictionary_blocks_only():
+    from harness.baselines.ocr import TEMPLATE_BLOCKS, template_characters
+
+    chars = template_characters("/usr/share/fonts/truetype/babelstone/BabelStoneHan.ttf", 0)
+    cps = [ord(c) for c in chars]
+    assert all(any(lo <= cp <= hi for lo, hi in TEMPLATE_BLOCKS) for cp in cps)
+    assert "永" in chars and "㕯" in chars and any(0x20000 <= cp <= 0x2A6DF for cp in cps)  # URO, Ext A, Ext B
+    assert not any(0xF900 <= cp <= 0xFAFF or cp >= 0x2A700 for cp in cps)  # no compatibility ideograph, no Ext C+
+
+
+def test_template_reader_reads_a_typeface_it_has_not_seen(templates):
+    from builder.glyphs.fonts import resolve_design
+    from builder.glyphs.render import font_image
+
+    kai = resolve_design("LXGW WenKai").faces[0]  # a Kai glyph read against Song (TW-Sung) templates
+    queries = templates.embedder.embed([font_image(kai.path, kai.index, ord(c), 128) for c in TEMPLATE_VOCAB])
+    top = templates.read(queries, top=3)
+    assert set(templates.characters) == set(TEMPLATE_VOCAB)
+    assert all(len(t) == 3 and t[0][1] >= t[1][1] >= t[2][1] for t in top)
+    right = [c for c, t in zip(TEMPLATE_VOCAB, top) if t[0][0] == c]
+    assert len(right) >= 0.85 * len(TEMPLATE_VOCAB), right  # 32 of 32 on the set-up's fonts
+    assert {"宷", "飤", "魝"} <= set(right)  # outside PP-OCRv6's classes, read by their templates
+    scores = templates.scores(queries[:2])
+    assert scores.shape == (2, len(templates.characters))
+    sim = templates.similarity(queries[0], ["江", "\U000f0000"])
+    assert sim[0] == pytest.approx(scores[0, templates.index["江"]], abs=1e-5) and sim[1] == -1.0
+
+
+def test_fused_candidates_drop_non_han_readings(hub):
+    from harness.baselines.fusion import build_fused, is_han
+    from harness.baselines.ocr import Reading
+
+    fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=False)
+    assert fb.templates is None
+    open_p, _ = fb._form_scores(Reading("P", [("P", 0.6), ("ρ", 0.1), ("江", 0.2)]))
+    assert set(open_p) == {"江"}  # PP-OCR reads a Kai 卩 as the Latin P: no answer of this task
+    assert is_han("卩") and is_han("𠟟") and not is_han("P") and not is_han("江河")
+
+
+def test_unseen_pair_condition_hides_the_pair_only():
+    from types import SimpleNamespace
+
+    from harness.baselines.fusion import _askable, _condition_mask
+
+    fb = SimpleNamespace(gallery=SimpleNamespace(characters=["江", "江", "江", "河"]))
+    alias = ["楷书", "楷书", "篆书", "楷书"]
+    mask = _condition_mask(fb, np.asarray([0, 3]), np.asarray(["a", "b", "c", "d"], object), alias, "unseen pair")(0, 2)
+    assert mask.tolist() == [[True, True, False, False], [False, False, False, True]]
+    assert _askable("unseen pair", np.asarray([2]), alias, "楷书")  # 江 is still in the gallery as seal script
+    assert not _askable("unseen pair", np.asarray([], np.int64), alias, "楷书")
+    assert not _askable("seen", np.asarray([2]), alias, "楷书")
+
+
+def test_policy_takes_retrieval_first_only_where_it_is_right_more_often():
+    from harness.baselines.fusion import choose_policy
+
+    scripts = ["甲骨文"] * 4 + ["楷书"] * 4
+    confidence = np.asarray([0.9, 0.2, 0.2, 0.2, 0.9, 0.9, 0.9, 0.2])
+    right = np.asarray([1, 0, 0, 0, 1, 1, 1, 0], bool)  # fused: 1 of 4 oracle glyphs, 3 of 4 regular
+    answered = np.asarray([1, 1, 0, 0, 1, 1, 0, 0], bool)
+    ret_right = np.asarray([1, 1, 0, 0, 0, 0, 0, 0], bool)  # retrieval: 2 oracle glyphs, wrong on regular script
+    policy, table = choose_policy(scripts, confidence, right, answered, ret_right, 0.5)
+    assert policy == {"甲骨文": "retrieval-first"}
+    assert table["甲骨文"] == {"n": 4, "fused": 25.0, "retrieval": 50.0, "retrieval_first": 50.0}
+    assert table["楷书"]["fused"] == 75.0 and table["楷书"]["retrieval_first"] == 25.0
+
+
+def test_decide_follows_the_scripts_policy(hub):
+    import copy
+
+    from harness.baselines.fusion import build_fused
+
+    fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=False)
+    g = fb.gallery
+    images = [_img("河"), _noise(7)]
+    queries = g.embedder.embed(images)
+    sims, idx = g.search(queries, fb.retrieval.settings.k)
+    readings = fb.read(images)
+    own = fb.retrieval.decide(sims[0], idx[0])
+    assert not own.abstained
+    fb.model = copy.copy(fb.model)
+    fb.model.policy = {"楷书": "retrieval-first"}
+    d = fb.decide(queries[0], sims[0], idx[0], readings[0])
+    assert (d.character, d.confidence, d.component) == (own.character, own.confidence, "retrieval")
+    assert fb.decide(queries[1], sims[1], idx[1], readings[1]).abstained  # never on speckle
+    fb.model.policy = {}
+    plain = fb.decide(queries[0], sims[0], idx[0], readings[0])  # no policy: the candidate model's best
+    assert (plain.character, plain.confidence) == tuple(plain.scored[0])
+
+
+def test_fused_candidates_include_what_only_the_templates_name(hub, templates):
+    from builder.glyphs.fonts import resolve_design
+    from builder.glyphs.render import font_image
+    from harness.baselines.fusion import FEATURES, build_fused
+
+    fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=templates)
+    assert fb.describe()["templates"]["characters"] == len(TEMPLATE_VOCAB)
+    kai = resolve_design("LXGW WenKai").faces[0]
+    image = font_image(kai.path, kai.index, ord("宷"), 128)  # outside PP-OCRv6's classes and the gallery
+    query = fb.gallery.embedder.embed([image])
+    sims, idx = fb.gallery.search(query, fb.retrieval.settings.k)
+    reading = fb.read([image])[0]
+    assert "宷" not in fb.reader.index and "宷" not in fb.rows_of
+    chars, x, _ = fb.candidate_table(query[0], sims[0], idx[0], reading)
+    row = x[chars.index("宷")]
+    assert row[FEATURES.index("template_first")] == 1.0 and row[FEATURES.index("template_gap")] > 0
+    assert row[FEATURES.index("ocr_known")] == 0.0 and row[FEATURES.index("in_gallery")] == 0.0
+    d = fb.decide(query[0], sims[0], idx[0], reading)
+    assert "template" in d.features and d.record()["scored"]
+
+
+def test_candidate_model_gives_one_glyphs_rows_the_same_probabilities_as_a_batch():
+    from harness.baselines.fusion import FEATURES, FusionModel, fit_candidates
+
+    rng = np.random.default_rng(0)
+    x = rng.random((600, len(FEATURES)))
+    y = x[:, 0] + 0.3 * rng.random(600) > 0.7
+    model = FusionModel([], 0.0, estimator=fit_candidates(x, y))
+    batch = model.probability(np.vstack([x, x]))  # >= 1,000 rows: scikit-learn's own threads
+    single = model.probability(x[:12])  # a glyph's candidates: one thread, same trees
+    np.testing.assert_allclose(single, batch[:12], rtol=0, atol=1e-12)
+    assert 0.0 <= single.min() and single.max() <= 1.0 and model.probability(np.zeros((0, len(FEATURES)))).shape == (0,)

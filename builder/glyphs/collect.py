@@ -36,7 +36,8 @@ from tqdm.auto import tqdm
 
 from builder.glyphs import render
 from builder.glyphs.base import Plan, Request
-from builder.glyphs.fonts import default_designs, is_ideograph
+from builder.glyphs.fonts import default_designs
+from metrics.acce.variants import is_ideograph
 from builder.glyphs.oracle_mnist import ORACLE_MNIST_CLASSES
 from builder.glyphs.registry import GLYPH_SOURCES
 from builder.schema import GlyphImage

@@ -42,7 +42,7 @@ from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.commons_acc_audit import AUDITED as ACC_AUDITED
 from builder.glyphs.commons_ancient import COMMONS_PAGE, commons_title, tracings as svg_tracings
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT as SVG_AUDITED_OUT
-from builder.glyphs.fonts import is_ideograph
+from metrics.acce.variants import is_ideograph
 from builder.glyphs.oracle_mnist import GlyphSourceError, source_file
 from builder.sources.registry import REGISTRY
 from hub.skips import SkipLog

@@ -22,7 +22,7 @@ from urllib.parse import quote
 from builder.glyphs import render, tracing
 from builder.glyphs.base import Meta, Plan, Request
 from builder.glyphs.commons_ancient_audit import AUDITED_OUT
-from builder.glyphs.fonts import is_ideograph
+from metrics.acce.variants import is_ideograph
 from builder.glyphs.oracle_mnist import source_file
 from builder.sources.registry import REGISTRY
 from hub.skips import SkipLog

@@ -15,15 +15,14 @@ registers with.
 
 from __future__ import annotations
 
-import functools
-import logging
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fontTools.ttLib import TTFont
+
+from hub.fontdraw import face_coverage, installed_faces  # noqa: F401  (one fontconfig / cmap reader)
+from metrics.acce.variants import is_ideograph
 
 STYLES = ("font-kai", "font-song", "font-hei", "seal-style-font")
 
@@ -133,58 +132,6 @@ def _face_fingerprint(face: FontFace) -> str:
         font.close()
 
 
-@functools.lru_cache(maxsize=64)
-def face_coverage(path: str, index: int) -> frozenset[int]:
-    """Code points whose cmap entry in face ``index`` of ``path`` is a real glyph.
-
-    Read with fontTools (the best Unicode cmap subtable); entries mapped to glyph
-    ``.notdef`` count as missing. Raises ``ValueError`` naming the file when it has no
-    Unicode cmap.
-    """
-    font = TTFont(path, fontNumber=index, lazy=True)
-    post_log = logging.getLogger("fontTools.ttLib.tables._p_o_s_t")
-    level = post_log.level
-    # CNS 11643 Ext-B faces carry a short 'post' name array; fontTools warns and falls
-    # back to generated glyph names, which is harmless for a cmap lookup.
-    post_log.setLevel(logging.ERROR)
-    try:
-        cmap = font.getBestCmap()
-        if cmap is None:
-            raise ValueError(f"font {path} (face {index}) has no Unicode cmap")
-        notdef = font.getGlyphOrder()[0]
-        return frozenset(cp for cp, glyph in cmap.items() if glyph != notdef)
-    finally:
-        post_log.setLevel(level)
-        font.close()
-
-
-@functools.lru_cache(maxsize=1)
-def installed_faces() -> tuple[tuple[str, int, tuple[str, ...], tuple[str, ...], int], ...]:
-    """Every face fontconfig knows: ``(path, index, families, styles, weight)``.
-
-    Paths are resolved (Debian registers alternatives symlinks too) and duplicates
-    dropped. Raises ``RuntimeError`` when ``fc-list`` is not installed.
-    """
-    exe = shutil.which("fc-list")
-    if exe is None:
-        raise RuntimeError("fontconfig's fc-list is not installed; install it (apt-get install fontconfig) "
-                           "and the CJK font packages listed in the README")
-    out = subprocess.run([exe, "-f", "%{file}\t%{index}\t%{family}\t%{style}\t%{weight}\n"],
-                         capture_output=True, text=True, check=True).stdout
-    seen: dict[tuple[str, int], tuple] = {}
-    for line in out.splitlines():
-        parts = line.split("\t")
-        if len(parts) != 5 or not parts[0]:
-            continue
-        path = str(Path(parts[0]).resolve())
-        index = int(parts[1] or 0)
-        families = tuple(f.strip().replace("\\-", "-") for f in parts[2].split(",") if f.strip())
-        styles = tuple(s.strip() for s in parts[3].split(",") if s.strip())
-        weight = int(float(parts[4])) if parts[4] else 80
-        seen.setdefault((path, index), (path, index, families, styles, weight))
-    return tuple(sorted(seen.values(), key=lambda r: (r[0], r[1])))
-
-
 def _find_face(family: str) -> FontFace | None:
     """The regular face of an installed fontconfig family (case-insensitive), or None.
 
@@ -275,12 +222,6 @@ def default_designs() -> list[str]:
 # Unicode 18.0 Small Seal block (plane 3, after the CJK extensions that end at U+3347F).
 SEAL_BLOCK = range(0x3D000, 0x40000)
 _GLYPH_NAME = re.compile(r"^(?:uni([0-9A-F]{4})|u([0-9A-F]{4,6}))$")
-
-
-def is_ideograph(cp: int) -> bool:
-    """Whether ``cp`` is a CJK unified or compatibility ideograph (Unicode 17 blocks) or 〇."""
-    return (0x3400 <= cp <= 0x4DBF or 0x4E00 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF
-            or 0x20000 <= cp <= 0x2FA1F or 0x30000 <= cp <= 0x3347F or cp == 0x3007)
 
 
 @dataclass(frozen=True)

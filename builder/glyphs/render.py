@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont, ImageOps
+from PIL import Image, ImageOps
 
 from builder.glyphs import tracing
 from hub import imageio
+from hub.fontdraw import EM_SHARE, MARGIN_SHARE, NOTDEF_PROBE, font_image, notdef_image  # noqa: F401  (shared renderer)
 from hub.atomic import atomic_write
 
 # Bump when the same input would produce different pixels (changes every image id).
@@ -29,12 +30,6 @@ RENDER_VERSION = "1"
 # zlib level 1: at 128 px it encodes in about half the time of the default level 6 for
 # files ~15 % larger (about 2 KiB a glyph); encoding is a third of the cost of an image.
 PNG_COMPRESS_LEVEL = 1
-# Regular-script renderings: the em square is this share of the canvas, and the ink
-# box of an unusually large glyph is shrunk to leave at least MARGIN of the canvas free.
-EM_SHARE = 0.8
-MARGIN_SHARE = 1 / 16
-# A code point no CJK font maps (plane 16 private use): drawing it gives the .notdef glyph.
-NOTDEF_PROBE = 0x10FFFD
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +76,7 @@ class RenderContext:
 Result = tuple
 
 _CTX: RenderContext | None = None
-_FONTS: dict[tuple[str, int, int], ImageFont.FreeTypeFont] = {}
-_NOTDEF: dict[tuple[str, int, int], bytes | None] = {}
+
 
 
 def init_worker(ctx: RenderContext) -> None:
@@ -191,65 +185,6 @@ def oracle_image(pixels: bytes, width: int, height: int, size: int) -> Image.Ima
     """
     scan = ImageOps.invert(Image.frombytes("L", (width, height), pixels))
     return scan.resize((size, size), Image.Resampling.LANCZOS)
-
-
-def _font(path: str, index: int, em: int) -> ImageFont.FreeTypeFont:
-    key = (path, index, em)
-    font = _FONTS.get(key)
-    if font is None:
-        # BASIC layout: one code point needs no shaping, and it is independent of libraqm.
-        font = ImageFont.truetype(path, em, index=index, layout_engine=ImageFont.Layout.BASIC)
-        _FONTS[key] = font
-    return font
-
-
-def _draw_centred(font: ImageFont.FreeTypeFont, text: str, size: int, em: int) -> Image.Image | None:
-    # Rasterise once, white on black, on a scratch canvas large enough for any glyph of
-    # this em size; the ink box found there is then stamped centred on the output.
-    scratch = Image.new("L", (3 * em, 3 * em), 0)
-    ImageDraw.Draw(scratch).text((em, 2 * em), text, font=font, fill=255, anchor="ls")
-    box = scratch.getbbox()
-    if box is None:
-        return None
-    ink = scratch.crop(box)
-    avail = size - 2 * max(1, round(size * MARGIN_SHARE))
-    if ink.width > avail or ink.height > avail:
-        scale = avail / max(ink.width, ink.height)
-        ink = ink.resize((max(1, round(ink.width * scale)), max(1, round(ink.height * scale))),
-                         Image.Resampling.LANCZOS)
-    out = Image.new("L", (size, size), 255)
-    x, y = (size - ink.width) // 2, (size - ink.height) // 2
-    out.paste(0, (x, y, x + ink.width, y + ink.height), mask=ink)
-    return out
-
-
-def font_image(path: str, index: int, codepoint: int, size: int) -> Image.Image | None:
-    """Code point ``codepoint`` drawn with face ``index`` of ``path``: black on white,
-    ``size`` x ``size``, em = :data:`EM_SHARE` of the canvas, ink box centred.
-
-    Returns ``None`` when the glyph has no ink or draws exactly like the face's
-    ``.notdef`` glyph (a guard on top of the caller's cmap check: a cmap entry can still
-    point at an empty or box glyph).
-    """
-    em = round(size * EM_SHARE)
-    font = _font(path, index, em)
-    image = _draw_centred(font, chr(codepoint), size, em)
-    if image is None:
-        return None
-    key = (path, index, size)
-    if key not in _NOTDEF:
-        notdef = _draw_centred(font, chr(NOTDEF_PROBE), size, em)
-        _NOTDEF[key] = notdef.tobytes() if notdef is not None else None
-    if _NOTDEF[key] is not None and image.tobytes() == _NOTDEF[key]:
-        return None
-    return image
-
-
-def notdef_image(path: str, index: int, size: int) -> Image.Image | None:
-    """The face's ``.notdef`` glyph drawn the way :func:`font_image` draws characters
-    (``None`` when it is empty). Tests compare renderings against it."""
-    em = round(size * EM_SHARE)
-    return _draw_centred(_font(path, index, em), chr(NOTDEF_PROBE), size, em)
 
 
 def user_image(data: bytes, size: int, name: str | None = None) -> Image.Image:

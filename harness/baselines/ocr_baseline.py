@@ -1,11 +1,11 @@
 """The recogniser alone as a baseline (``jiezi eval --model ocr``): PP-OCR reads the
-character (:mod:`harness.ocr`), every later level comes from that character's records in
+character (:mod:`harness.baselines.ocr`), every later level comes from that character's records in
 JieZi-Dataset's gallery, as the retrieval baseline does.
 
 Two modes (the ``ocr:MODEL`` and ``ocr:MODEL/closed`` specs):
 
 - open vocabulary: the recogniser's best single-character candidate, mapped to the form
-  the gallery holds (:func:`harness.fusion.variant_forms`; the character itself when the
+  the gallery holds (:func:`harness.baselines.fusion.variant_forms`; the character itself when the
   gallery lacks every form: CHAR is still answered, the other levels are not);
 - closed vocabulary: the best of the gallery's characters by the recogniser's
   single-character CTC probability, renormalised over them.
@@ -38,9 +38,9 @@ MODERN_FIRST = ("楷书", "简体", "隶书", "草书", "篆书", "战国文字"
 class OCRBaseline:
     """The recogniser over the gallery's records (see module docstring).
 
-    ``retrieval``: a :class:`~harness.retrieval.RetrievalBaseline` (used for its gallery
+    ``retrieval``: a :class:`~harness.baselines.retrieval.RetrievalBaseline` (used for its gallery
     and record reading only, never for its votes); ``reader``: a
-    :class:`~harness.ocr.GlyphReader`; ``closed``: closed-vocabulary mode; ``model``:
+    :class:`~harness.baselines.ocr.GlyphReader`; ``closed``: closed-vocabulary mode; ``model``:
     the fitted confidence (None: never abstains)."""
 
     def __init__(self, retrieval: RetrievalBaseline, reader: GlyphReader, closed: bool = False,
@@ -94,7 +94,7 @@ class OCRBaseline:
         ranked = self.ranked(reading)
         feats = self.features(ranked)
         character = ranked[0][0] if ranked else None
-        if not reading.glyph_like:  # speckle, not strokes (harness.ocr.MAX_COMPONENTS)
+        if not reading.glyph_like:  # speckle, not strokes (harness.baselines.ocr.MAX_COMPONENTS)
             confidence, abstained = 0.0, True
         elif self.model is not None and calibrated:
             confidence = float(self.model.probability(np.asarray([feats]))[0])
@@ -126,7 +126,7 @@ class OCRBaseline:
 def fit_ocr_calibration(ob: OCRBaseline, *, per_script: int = CALIBRATION_PER_SCRIPT, seed: int = 0,
                         threshold: float = 0.5) -> FusionModel:
     """Fit the confidence of ``ob`` on the held-out gallery glyphs of
-    :func:`harness.retrieval.calibration_rows` (open mode: as they are; closed mode: also
+    :func:`harness.baselines.retrieval.calibration_rows` (open mode: as they are; closed mode: also
     with the glyph's character removed from the vocabulary), one half, and put the
     risk-coverage curves of the other half into ``curves``."""
     from metrics.acce.variants import same_character
@@ -174,7 +174,7 @@ def load_or_fit_ocr_calibration(ob: OCRBaseline, cache_dir: Path | None = None,
 def build_ocr_baseline(gallery_source, settings=None, *, reader: GlyphReader | None = None, closed: bool = False,
                        cache_dir: Path | None = None, progress: bool = True) -> OCRBaseline:
     """Gallery, recogniser and fitted (or cached) confidence of the OCR baseline. Raises
-    ``harness.bench.BenchError`` or :class:`harness.ocr.OCRUnavailable`."""
+    ``harness.bench.BenchError`` or :class:`harness.baselines.ocr.OCRUnavailable`."""
     from harness.baselines.retrieval import build_baseline
 
     ob = OCRBaseline(build_baseline(gallery_source, settings, cache_dir=cache_dir, progress=progress),

@@ -304,3 +304,10 @@ def fold_one_to_one(text: str) -> str:
 def same_character(a: str, b: str) -> bool:
     """True when ``a`` and ``b`` are equal after ``fold_one_to_one`` (馬 = 马, 後 != 后)."""
     return fold_one_to_one(a) == fold_one_to_one(b)
+
+
+def is_ideograph(cp: int) -> bool:
+    """Whether code point ``cp`` is a CJK unified or compatibility ideograph (the Unicode 17
+    blocks: URO, Extensions A-H, Compatibility Ideographs and their Supplement) or 〇 (U+3007)."""
+    return (0x3400 <= cp <= 0x4DBF or 0x4E00 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF
+            or 0x20000 <= cp <= 0x2FA1F or 0x30000 <= cp <= 0x3347F or cp == 0x3007)
