@@ -37,7 +37,7 @@ from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
 CHARS = ("昵暱匿尼旨甘匕爲縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
-         "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一")
+         "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一棗朿林")
 CIRCULAR = re.compile(r"表示字义与|会合成义|^「[^」]+」(（[^）]*）)?(表意|为形符)$")
 ALL = {"shuowen", "duan", "unihan"}
 
@@ -275,6 +275,30 @@ def test_a_seal_part_the_modern_form_writes_otherwise_is_said(recs):
     assert "篆文之「甘」，今字形写作「日」" in zhi, zhi  # 从甘匕聲 against ⿱匕日
     ni = derive(by_id["昵_楷书"], index, ALL).narrative()
     assert "今字形写作「尼」" not in ni, ni  # 昵 is 暱's 或體 (从尼): no seal 匿 rewritten as 尼
+
+
+def test_an_early_form_narrative_keeps_the_characters_seal_and_modern_statements(recs):
+    by_id, index = recs
+    kai = by_id["旨_楷书"]
+    # an early-form record carries no components (no source analyses the drawing)
+    early = kai.model_copy(update={"id": "旨_金文", "script": "金文", "components": []})
+    narrative = derive(early, index, ALL)
+    assert narrative.narrative() == derive(kai, index, ALL).narrative()
+    assert "今字形写作「日」" in narrative.narrative() and narrative.components == {}
+
+
+def test_a_doubled_part_is_said_doubled(recs):
+    by_id, index = recs
+    zao = derive(by_id["棗_楷书"], index, ALL).narrative()
+    lin = derive(by_id["林_楷书"], index, ALL).narrative()
+    assert "从重朿" in zao and "析为从朿" not in zao, zao
+    assert "从二木" in lin and "析为从木" not in lin, lin
+
+
+def test_no_rewritten_part_where_shuowen_describes_a_part(recs):
+    by_id, index = recs
+    hou = derive(by_id["后_楷书"], index, ALL).narrative()
+    assert "今字形写作" not in hou, hou  # 后 「象人之形…从一、口」: 一 did not become 𠂋
 
 
 def test_component_evolution_questions_ask_for_the_seal_to_modern_span():

@@ -49,6 +49,7 @@ from builder.qa.evidence import (
 from builder.qa.evolution_later import _rule_duan_later_forms, _rule_sheng_statements, _rule_trad_simp
 from builder.qa.narrative import ComponentEvolution, Evolution, Statement, _cite
 from builder.schema import Component, GlyphRecord, Provenance
+from metrics.acce import labels
 
 
 EVOLUTION_PRIORITY = ("区别", "简化", "繁化", "讹变", "保留")
@@ -77,6 +78,9 @@ def _fmt_analysis(seal: list[_Seal]) -> tuple[str, str]:
 
 _DEPICTS = re.compile(rf"象{_HAN}[^，。；]*?之?形")
 _ANALYSIS_ONLY = re.compile(rf"^(?:[从從]{_HAN}+|{_HAN}(?:亦|省)?[聲声]|[，、；\s])+$")
+
+
+_DOUBLED = re.compile(rf"[从從][重二三四]{_HAN}")
 
 
 def _bare_analysis(quote: str) -> bool:
@@ -172,7 +176,12 @@ def _rule_seal(ctx: _Ctx) -> None:
             a_en += f" ({quote_notes})"
         else:
             quote += f"」；「{quote_notes}"
-    if ctx.single:
+    if _DOUBLED.search(quote):
+        # 棗 「从重朿」, 林 「从二木」: the typed list holds the part once, so 「析为从朿」 would
+        # lose the doubling; Shuowen's own words say it
+        zh = f"小篆作「{ctx.head}」，《说文》：「{quote}」"
+        en = f"In small seal script the form is {ctx.head} (Shuowen: {quote})"
+    elif ctx.single:
         zh = f"小篆「{ctx.head}」为独体，《说文》：「{quote}」"
         en = f"In small seal script {ctx.head} is a single-component character (Shuowen: {quote})"
     elif _bare_analysis(quote):
@@ -470,6 +479,9 @@ def _rule_rewritten_part(ctx: _Ctx) -> None:
                                                           "evolution.modern_is_variant")
                                              for st in ctx.evo.statements):
         return  # 昵 is the 或體 of 暱 (从尼): no seal 匿 became 尼
+    entry = "".join(t for k, t in ctx.record.raw.items() if k.startswith("shuowen:"))
+    if _DEPICTS.search(entry):
+        return  # 后 「象人之形…从一、口」: a part Shuowen describes, not lists, may be the changed one
     ops = ids_operands(ctx.record)
     missing = [s for s in ctx.seal if not any(same_component(t, s.name) for t, _ in ops)]
     extra = [(t, p) for t, p in ops if not any(same_component(t, s.name) for s in ctx.seal)]
@@ -541,10 +553,29 @@ def derive(record: GlyphRecord, index: EvidenceIndex, sources: Iterable[str]) ->
     ``components`` covers the record's components that a rule typed; empty when no rule
     fires. Never raises on missing fields.
     """
-    ctx = _context(record, index, frozenset(sources) | MODERN_SOURCES)
+    modern = _modern_record(record, index)
+    ctx = _context(modern, index, frozenset(sources) | MODERN_SOURCES)
     for _name, step in DERIVE_STEPS:
         step(ctx)
+    if modern is not record:  # the statements hold for the character; no component of the drawing is typed
+        ctx.evo.components = {}
     return ctx.evo
+
+
+def _modern_record(record: GlyphRecord, index: EvidenceIndex) -> GlyphRecord:
+    """The record whose components the narrative compares the seal against: ``record``
+    itself, unless it is an early form (甲骨文, 金文, 战国文字) without components of its own
+    (no source analyses the drawing), then the character's 楷书 record, else its 篆书 one
+    (whose Shuowen analysis and modern IDS the early record does not carry).
+    Without it an early image's narrative lost every 「今字形…沿用了…」 statement (1,042 of
+    1,451 characters with both forms, data review 12-04)."""
+    if record.script not in labels.EARLY_FORM_SCRIPTS or record.components:
+        return record
+    for script in ("楷书", "篆书"):
+        for rec in index.records(record.character):
+            if rec.script == script:
+                return rec
+    return record
 
 
 def _summary_at(evo: Evolution) -> int:
