@@ -38,7 +38,10 @@ from builder.qa.component_names import (
 )
 from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES, _trad_simp
 from builder.qa.evolution import derive
-from builder.qa.facts import BENCH_SOURCES, CompFact, Facts, Profile, _audit_provs, _supporters
+from builder.qa.facts import (  # noqa: F401  (the form constants: importers read them here too)
+    BENCH_SOURCES, EARLY_FORM_REASON, L2_KINDS, SEAL_FORM_REASON, SEAL_FORM_SCRIPTS, CompFact, Facts, Profile,
+    _audit_provs, _supporters,
+)
 from builder.qa.component_facts import _duan_yisheng, _name_simplified_as_drawn, _part_sources, _source_interpretation
 from builder.qa.interpretation import _compose_interpretation
 from builder.qa.orim import SOUND_GLOSS_REASON, orim_facts  # noqa: F401  (SOUND_GLOSS_REASON: tests read it here)
@@ -98,15 +101,6 @@ def _has_audit(record: GlyphRecord) -> bool:
             or any(_audit_provs(c.provenance) for c in record.components))
 
 
-# Which written form an image's L2 answers (structure, components, functions, formation)
-# describe. ``modern``: the character's IDS; ``seal``: Shuowen's analysis of the small-seal
-# form; ``early``: an oracle-bone, bronze or Warring States form, which none of the build's
-# sources analyses (Shuowen describes the seal, its 古文 / 籒文 forms come without images,
-# and the IDS describe the modern character): such an image gets no L2 question at all.
-SEAL_FORM_SCRIPTS = frozenset({"篆书"})
-L2_KINDS = ("STRC", "COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT", "FORC")
-EARLY_FORM_REASON = "early-form:no-source-analyses-it"
-SEAL_FORM_REASON = "seal-form:no-shuowen-analysis"
 
 
 def glyph_form(script: str) -> str:

@@ -16,6 +16,16 @@ from builder.schema import Formation, Provenance
 from hub import templates as T
 
 
+# Which written form an image's L2 answers (structure, components, functions, formation)
+# describe. ``modern``: the character's IDS; ``seal``: Shuowen's analysis of the small-seal
+# form; ``early``: an oracle-bone, bronze or Warring States form, which none of the build's
+# sources analyses (Shuowen describes the seal, its 古文 / 籒文 forms come without images,
+# and the IDS describe the modern character): such an image gets no L2 question at all.
+SEAL_FORM_SCRIPTS = frozenset({"篆书"})
+L2_KINDS = ("STRC", "COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT", "FORC")
+EARLY_FORM_REASON = "early-form:no-source-analyses-it"
+SEAL_FORM_REASON = "seal-form:no-shuowen-analysis"
+
 DATASET_SOURCES = frozenset({"makemeahanzi", "cjkvi-ids", "unihan"})
 BENCH_SOURCES = frozenset({"shuowen", "duan", "unihan"})
 

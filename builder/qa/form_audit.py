@@ -30,8 +30,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from builder.qa.compose import EARLY_FORM_REASON, L2_KINDS
-from builder.qa.facts import CompFact, Facts
+from builder.qa.facts import EARLY_FORM_REASON, L2_KINDS, CompFact, Facts
 from builder.schema import GlyphImage, GlyphRecord, Provenance
 from metrics.acce import labels
 

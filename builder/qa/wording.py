@@ -15,6 +15,7 @@ from typing import Iterable
 
 from builder.qa.evidence import REAL_IMAGE_STYLES
 from builder.qa.facts import CompFact, Facts, QA
+from builder.qa.form_audit import verdict_of
 from builder.schema import Formation, GlyphImage, GlyphRecord, Provenance
 from hub import templates as T
 from metrics.acce import answers, labels
@@ -43,6 +44,17 @@ FONT_REGIONS: dict[str, str] = {
 }
 STRUCTURE_KINDS = frozenset({"STRC", "COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT", "EXEGESIS"})
 FONT_REGION_REASON = "font-draws-another-decomposition"
+
+
+def _drawn_variants(facts: Facts, image: GlyphImage) -> list[str]:
+    """The Shuowen 重文 forms of ``facts.variant_forms`` that the form audit says ``image``
+    is drawn in (時 drawn as its 古文 旹): CHAR accepts them for that drawing only. Another
+    drawing accepts none: a 重文 built otherwise than the drawing (赤's 古文 烾, 从炎、土, for
+    a 大-over-火 drawing) is no reading of it (data review 12-04)."""
+    if image.style not in REAL_IMAGE_STYLES or not facts.variant_forms:
+        return []
+    verdict = verdict_of(image) or ""
+    return [v for v in facts.variant_forms if verdict.startswith("differs") and v in verdict]
 
 
 def _ids_regions(record: GlyphRecord) -> frozenset[str] | None:
@@ -126,7 +138,7 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
 
     if kind == "CHAR":
         struct = {"character": c}
-        accepted = list(facts.variant_forms) if image.style in REAL_IMAGE_STYLES else []
+        accepted = _drawn_variants(facts, image)
         accepted += [form for form, _ in facts.char_forms if form not in accepted]
         if accepted:
             struct["accepted"] = accepted
