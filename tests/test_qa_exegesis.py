@@ -161,11 +161,18 @@ def test_stroke_split_is_duti_and_accepts_the_split(recs):
     assert res["per_item"][0]["STRC"] == 100.0
 
 
-def test_variant_form_of_a_real_glyph_is_accepted(recs):
+def test_variant_form_of_a_real_glyph_is_accepted(recs, monkeypatch):
+    from builder.qa import form_audit
+
     f = facts(recs, "育_楷书")
-    traced = make_qa(f, "CHAR", 0, image("篆书", "tracing")).answer_struct
+    # a drawing the form audit found drawn in the 或體 (the verdict names it) accepts it ...
+    monkeypatch.setitem(form_audit.FORM_AUDIT, "File:育-test.svg", "differs: drawn as 毓 (每 over 㐬)")
+    drawn = image("金文", "tracing").model_copy(update={"origin": "commons:File:育-test.svg"})
+    traced = make_qa(f, "CHAR", 0, drawn).answer_struct
     assert traced == {"character": "育", "accepted": ["毓"]}
     assert score(["毓"], [traced], ["CHAR"], settings=NO_BERT, judge=False)["CHAR"] == 100.0
+    # ... another drawing, unaudited or found drawn as 育, does not (data review 12-04: 赤 / 烾)
+    assert make_qa(f, "CHAR", 0, image("篆书", "tracing")).answer_struct == {"character": "育"}
     assert make_qa(f, "CHAR", 0, image()).answer_struct == {"character": "育"}  # a font draws 育
 
 

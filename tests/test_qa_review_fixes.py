@@ -37,7 +37,8 @@ from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
 CHARS = ("昵暱匿尼旨甘匕爲縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
-         "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一棗朿林")
+         "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一棗朿林"
+         "丁初刀衣愊心畐繒曾庫广題是頁穩禾隱貨化旁方赤大火烾鳳朋凤")
 CIRCULAR = re.compile(r"表示字义与|会合成义|^「[^」]+」(（[^）]*）)?(表意|为形符)$")
 ALL = {"shuowen", "duan", "unihan"}
 
@@ -347,3 +348,72 @@ def test_a_bench_characters_partner_is_reserved_in_the_dataset(recs):
     assert not _reserved(by_id["顱_楷书"], {"匊"})
     f = facts(recs, "颅_简体", DATASET, reserved=_reserved(by_id["颅_简体"], {"顱"}))
     assert f.orim is None  # 顱's Shuowen gloss is the bench reference: not stated for 颅 either
+
+
+# --- final reviews 12-04 (seeds 20261210 / 20261211) ----------------------------------------
+
+@pytest.mark.parametrize("rid,reason", [
+    ("丁_楷书", "cosmological-gloss:original_meaning"),   # 「夏時萬物皆丁實」: a calendar sign
+    ("二_楷书", "cosmological-gloss:original_meaning"),   # 「地之數也」
+    ("初_楷书", "duan-extended-sense:original_meaning"),  # 「始也」, Duan: 引伸爲凡始之偁
+])
+def test_no_orim_where_the_gloss_is_not_the_original_meaning(recs, rid, reason):
+    for profile in (BENCH, DATASET):
+        f = facts(recs, rid, profile)
+        assert f.orim is None and f.missing["ORIM"] == reason
+
+
+def test_a_reading_note_shows_the_sound_link_or_nothing(recs):
+    fu = interp(facts(recs, "愊_楷书"), "畐")
+    assert "芳逼切" in fu and "读fú" not in fu, fu  # 畐 fú hides its 芳逼 reading, 愊's
+    zeng = interp(facts(recs, "繒_楷书"), "曾")
+    assert "读céng" not in zeng, zeng  # 曾 also reads zēng: no contrast of first readings
+
+
+def test_duan_yisheng_on_a_huiyi_head(recs):
+    bench = facts(recs, "庫_楷书")
+    form, _ = bench.formation
+    assert form.label_set() == ["形声", "会意"] and form.yisheng  # Duan 「車亦聲」
+    assert bench.accepted["FORC"] == [["会意"]]  # Shuowen's 「从車在广下」 stays right
+    che = next(c for c in bench.components if c.name == "車")
+    assert che.functions == ["表意", "表音"] and che.functions_accepted == [["表意"]]
+    data, _ = facts(recs, "庫_楷书", DATASET).formation
+    assert data.label_set() == ["会意"]  # cjkvi-ids 會意; no Duan, no 形声 from nowhere
+
+
+def test_no_seal_layout_from_a_modern_surround(recs):
+    by_id, index = recs
+    seal = by_id["題_楷书"].model_copy(update={"id": "題_篆书", "script": "篆书"})
+    f = facts_for(seal, BENCH, index)
+    assert f.structure is None and f.missing["STRC"].startswith("seal-form:")  # seal 題 is ⿰, not ⿺
+
+
+def test_a_list_missing_a_sheng_part_is_not_asked(recs):
+    from builder.qa.compose import _unlisted_sheng
+    from builder.qa.facts import CompFact
+    from builder.schema import Provenance
+
+    sw = Provenance(source="shuowen", entry_id="4440", span="从禾，隱省", rule="shuowen.components")
+    assert _unlisted_sheng([CompFact(name="禾", functions=["表意"], provenance=[sw])])  # 穩 without 隱
+    li = Provenance(source="shuowen", entry_id="2705", span="从刀，和省", rule="shuowen.components")
+    assert not _unlisted_sheng([CompFact(name="刀", functions=["表意"], provenance=[li]),
+                                CompFact(name="和", functions=["表意"], provenance=[li])])
+
+
+def test_a_book_duan_quotes_is_not_duan(recs):
+    hua = interp(facts(recs, "貨_楷书"), "化")
+    assert "變化反易之物" not in hua, hua  # Duan quotes 蔡氏《化清經》 via 廣韻
+
+
+def test_shuowen_que_is_kept(recs):
+    by_id, index = recs
+    pang = derive(by_id["旁_楷书"], index, ALL).narrative()
+    assert "闕" in pang, pang  # 「从二，闕；方聲」: not 「从二，方声」
+
+
+def test_char_accepts_no_variant_the_drawing_is_not(recs):
+    tracing = image("篆书").model_copy(update={"style": "tracing", "origin": "commons:File:赤-seal.svg"})
+    struct = make_qa(facts(recs, "赤_楷书"), "CHAR", 0, tracing).answer_struct
+    assert "烾" not in struct.get("accepted", [])  # 古文 烾 (从炎、土) is not this 大-over-火 drawing
+    feng = make_qa(facts(recs, "鳳_楷书"), "CHAR", 0, image()).answer_struct
+    assert "朋" not in feng.get("accepted", [])  # cjkvi 「朋 →鳳 # 【字通】象形」 is no variant link

@@ -62,17 +62,21 @@ def _duan_yisheng(c: "_FactsCtx", comps: list[CompFact]) -> None:
     if "duan" not in c.allowed:
         return
     phonetics = [x for x in comps if x.functions == ["表音"]]
-    if not phonetics:
+    semantic = [x for x in comps if x.functions == ["表意"]]  # 庫 「从車在广下」, Duan 「車亦聲」
+    if not phonetics and not semantic:
         return
     for eid in part_glosses.host_entries(c.record, c.index, [p for x in comps for p in x.provenance]):
         for quote, note in parse_duan_raw(c.index.duan_notes.get(eid, "")):
             named = {m.group(1) for m in _YI_SHENG.finditer(note)}
             whole = "形聲包會意" in note and len(phonetics) == 1 and "聲" in quote
-            for x in phonetics:
+            for x in phonetics + semantic:
+                if len(x.functions) == 2:
+                    continue  # already read from an earlier note
                 hit = next((m.group(0) for m in _YI_SHENG.finditer(note) if same_component(m.group(1), x.name)), None)
-                if hit or (whole and not named):
+                if hit or (whole and not named and x.functions == ["表音"]):
+                    # Shuowen's own reading stays right (as FORC)
+                    x.functions_accepted = [list(x.functions)]
                     x.functions = ["表意", "表音"]
-                    x.functions_accepted = [["表音"]]  # Shuowen's own reading stays right (as FORC)
                     x.provenance = x.provenance + [Provenance(source="duan", entry_id=eid, span=hit or "形聲包會意",
                                                               rule="qa.comf.duan_yisheng")]
 

@@ -133,6 +133,13 @@ class _FactsCtx:
         return "shuowen" in self.allowed | self.gap
 
 
+# Modern layouts a seal form does not keep: the seal writes 辵, 是, 走 as a left column
+# beside the other part (題 is ⿰ in the seal, ⿺ today: data review 12-04), and ⿹ / ⿻
+# are the clerical script's overlaps; no source here gives the seal's own layout for them.
+SEAL_UNSURE_LAYOUTS = frozenset({"⿺", "⿹", "⿻"})
+SEAL_LAYOUT_REASON = "seal-form:modern-layout-not-the-seal's"
+
+
 def _strc_facts(c: _FactsCtx, f: Facts) -> None:
     """STRC: the IDS sources give the layout; the bench needs a majority of at least two
     (two IDS sources, or one and a matching Shuowen analysis): no bench source describes
@@ -151,6 +158,9 @@ def _strc_facts(c: _FactsCtx, f: Facts) -> None:
         return
     if c.form == "seal" and not (c.may_use_shuowen() and _layout_matches_shuowen(record)):
         f.missing["STRC"] = SEAL_FORM_REASON
+        return
+    if c.form == "seal" and s.value in SEAL_UNSURE_LAYOUTS:
+        f.missing["STRC"] = SEAL_LAYOUT_REASON
         return
     sup = _supporters(s) & (MODERN_SOURCES | c.allowed)
     if not c.strict:
@@ -216,8 +226,9 @@ def _shuowen_class(provs: list[Provenance]) -> str | None:
 
 
 def _formation_accepted(c: _FactsCtx, f: Facts) -> None:
-    """FORC whose 亦声 rests on Duan alone: plain 形声 is accepted beside 形声+会意; a
-    profile that may not use Duan (JieZi-Dataset) states plain 形声."""
+    """FORC whose 亦声 rests on Duan alone: Shuowen's plain class (形声, or 会意 where it
+    lists the parts without 聲) is accepted beside 形声+会意; a profile that may not use Duan
+    (JieZi-Dataset) states the plain class its own sources give."""
     if f.formation is None or _audit_provs(f.formation[1]):
         return
     form, provs = f.formation
@@ -228,7 +239,9 @@ def _formation_accepted(c: _FactsCtx, f: Facts) -> None:
         # parts without 聲 (說 「从言、兌」, Duan 兑亦聲): both answers are Shuowen's or Duan's
         f.accepted["FORC"] = [["会意"]] if _shuowen_class(provs) == "会意" else [["形声"]]
     else:
-        f.formation = (Formation(label=form.label, yisheng=False), provs)
+        # the class the other sources give: 庫 is 會意 in cjkvi-ids and Shuowen alike
+        phonetic = any(re.search(r"[聲声]|pictophonetic", p.span) for p in provs)
+        f.formation = (Formation(label=form.label if phonetic else "会意", yisheng=False), provs)
 
 
 def _variant_forms(record: GlyphRecord) -> list[str]:
@@ -383,6 +396,20 @@ SHENG_UNLOCATED = "sheng:drawn-part-not-located"
 SHENG_RESERVED = "sheng:source-reserved"
 
 
+def _unlisted_sheng(comps: list[CompFact]) -> bool:
+    """Whether a Shuowen analysis the components cite names a 省 part that is no component
+    (穩 「从禾，隱省」 listed as 禾 alone: a list that presents itself as complete would
+    lack the phonetic, data review 12-04)."""
+    for cf in comps:
+        for p in cf.provenance:
+            if p.source != "shuowen":
+                continue
+            for m in re.finditer(r"(\w)省", p.span):
+                if m.group(1) not in "从從亦" and not any(same_component(m.group(1), x.name) for x in comps):
+                    return True
+    return False
+
+
 def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[CompFact]:
     """Name each 省 component as the glyph draws it (issue 21): 癘 shows 萬 where Shuowen
     reads 「蠆省聲」, so the component is 萬 with ``abbreviates`` 蠆, and its interpretation
@@ -395,7 +422,7 @@ def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[Com
         return comps
     located, unlocated = abbreviated_parts(c.record, c.index)
     names = {x.name for x in comps}
-    if names & set(unlocated):
+    if names & set(unlocated) or _unlisted_sheng(comps):
         f.missing["COMP"] = SHENG_UNLOCATED
         return []
     usable = c.allowed | c.gap | {"user"}

@@ -229,8 +229,11 @@ class ModernForms:
             return []
         out = []
         for form, line in self.standard_variants.get(ch, []):
-            src = "unihan" if line.startswith("U+") and "\tk" in line else "cjkvi-ids"
-            out.append((form, Provenance(source=src, entry_id=f"U+{ord(ch):04X}", span=line, rule="qa.char.standard_form")))
+            if line.startswith("U+") and "\tk" in line:
+                src, entry = "unihan", f"U+{ord(ch):04X}"
+            else:  # the entry is the line's own (善's 「→譱」 sits under 善, not 譱)
+                src, entry = "cjkvi-ids", f"ids-analysis.txt:{line.split(chr(9))[0]}"
+            out.append((form, Provenance(source=src, entry_id=entry, span=line, rule="qa.char.standard_form")))
         return out
 
     def simplified(self, ch: str) -> tuple[str, list[Provenance]] | None:
@@ -487,6 +490,10 @@ def cjkvi_links(path) -> dict[str, list[tuple[str, str]]]:
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             parts = line.rstrip("\n").split("\t")
+            # an editor's comment marks no plain variant (朋 →鳳 「# 【字通】象形」: the graph Shuowen
+            # reads as 鳳's 古文, a loan; 五 →𠄡 「# 仮借」): such links are left out
+            if "#" in line:
+                continue
             if len(parts) >= 3 and parts[2].startswith("→") and (len(parts) < 4 or parts[3] != "簡体"):
                 a, b = parts[1], parts[2][1:]
                 if len(a) == 1 and len(b) == 1:

@@ -46,10 +46,9 @@ from builder.qa.evidence import (
     _variants,
     modern_components,
 )
-from builder.qa.evolution_later import _rule_duan_later_forms, _rule_sheng_statements, _rule_trad_simp
+from builder.qa.evolution_later import _modern_record, _rule_duan_later_forms, _rule_sheng_statements, _rule_trad_simp
 from builder.qa.narrative import ComponentEvolution, Evolution, Statement, _cite
 from builder.schema import Component, GlyphRecord, Provenance
-from metrics.acce import labels
 
 
 EVOLUTION_PRIORITY = ("区别", "简化", "繁化", "讹变", "保留")
@@ -176,9 +175,10 @@ def _rule_seal(ctx: _Ctx) -> None:
             a_en += f" ({quote_notes})"
         else:
             quote += f"」；「{quote_notes}"
-    if _DOUBLED.search(quote):
+    if _DOUBLED.search(quote) or "闕" in quote:
         # 棗 「从重朿」, 林 「从二木」: the typed list holds the part once, so 「析为从朿」 would
-        # lose the doubling; Shuowen's own words say it
+        # lose the doubling, and 旁 「从二，闕；方聲」 its 闕 (a part Xu could not explain);
+        # Shuowen's own words say it
         zh = f"小篆作「{ctx.head}」，《说文》：「{quote}」"
         en = f"In small seal script the form is {ctx.head} (Shuowen: {quote})"
     elif ctx.single:
@@ -444,8 +444,11 @@ def _rule_gujin(ctx: _Ctx) -> None:
         hit = [i for i, n in enumerate(names) if same_component(n, early)]
         if len(names) == 2 and len(hit) == 1:
             base_name, other = names[hit[0]], names[1 - hit[0]]
-            ctx.add_type(other, "区别", "evolution.differentiation.gujin", [prov] + ctx.comps[1 - hit[0]].provenance)
-            ctx.add_type(base_name, "保留", "evolution.differentiation.gujin", [prov] + ctx.comps[hit[0]].provenance)
+            if not any(same_component(s.name, other) for s in ctx.seal):
+                # COME spans seal -> modern: where the seal already has the added part (杙
+                # 「从木弋聲」) the differentiation predates it, and the rules below type it
+                ctx.add_type(other, "区别", "evolution.differentiation.gujin", [prov] + ctx.comps[1 - hit[0]].provenance)
+                ctx.add_type(base_name, "保留", "evolution.differentiation.gujin", [prov] + ctx.comps[hit[0]].provenance)
             ctx.say("evolution.differentiation.gujin",
                     f"「{early}」「{ctx.char}」为古今字（段注：{prov.span}），后起的「{ctx.char}」在「{early}」上加「{other}」以相区别",
                     f"Duan names {early} and {ctx.char} an ancient/modern character pair; the later {ctx.char} adds {other} to {early} to tell them apart",
@@ -560,22 +563,6 @@ def derive(record: GlyphRecord, index: EvidenceIndex, sources: Iterable[str]) ->
     if modern is not record:  # the statements hold for the character; no component of the drawing is typed
         ctx.evo.components = {}
     return ctx.evo
-
-
-def _modern_record(record: GlyphRecord, index: EvidenceIndex) -> GlyphRecord:
-    """The record whose components the narrative compares the seal against: ``record``
-    itself, unless it is an early form (甲骨文, 金文, 战国文字) without components of its own
-    (no source analyses the drawing), then the character's 楷书 record, else its 篆书 one
-    (whose Shuowen analysis and modern IDS the early record does not carry).
-    Without it an early image's narrative lost every 「今字形…沿用了…」 statement (1,042 of
-    1,451 characters with both forms, data review 12-04)."""
-    if record.script not in labels.EARLY_FORM_SCRIPTS or record.components:
-        return record
-    for script in ("楷书", "篆书"):
-        for rec in index.records(record.character):
-            if rec.script == script:
-                return rec
-    return record
 
 
 def _summary_at(evo: Evolution) -> int:

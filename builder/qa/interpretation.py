@@ -21,13 +21,16 @@ from builder.qa.component_names import written_as
 from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import CompFact, Facts
 from builder.qa.part_glosses import PartNote
+from builder.qa.soundgloss import toneless
 from builder.schema import GlyphRecord, Provenance
 
 
-def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[str | None, str | None, list[Provenance]]:
-    """(pinyin, fanqie, provenance) of ``char`` from its records, restricted to sources;
-    the pinyin only from a reading Unihan (kMandarin) gives."""
-    pinyin = fanqie = None
+def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[str | None, list[str], list[Provenance]]:
+    """(pinyin, every fanqie, provenance) of ``char`` from its records, restricted to
+    sources; the pinyin only from a reading Unihan (kMandarin) gives, the fanqie from
+    Shuowen or Unihan (kFanqie: 畐 has 房六 and 芳逼)."""
+    pinyin = None
+    fanqie: list[str] = []
     provs: list[Provenance] = []
     for rec in index.records(char):
         for r in rec.readings:
@@ -39,10 +42,10 @@ def _reading(index: EvidenceIndex, char: str, sources: frozenset[str]) -> tuple[
             if r.pinyin and not pinyin and "unihan" in {p.source for p in ok}:
                 pinyin = r.pinyin
                 provs += ok
-            if r.fanqie and not fanqie and "shuowen" in {p.source for p in ok}:
-                fanqie = r.fanqie
+            if r.fanqie and r.fanqie not in fanqie and {p.source for p in ok} & {"shuowen", "unihan"}:
+                fanqie.append(r.fanqie)
                 provs += ok
-        if pinyin and (fanqie or "shuowen" not in sources):
+        if pinyin and fanqie:
             break
     return pinyin, fanqie, provs
 
@@ -177,15 +180,21 @@ def _with_note(zh: str, en: str, provs: list[Provenance], note: PartNote | None)
 
 def _with_reading(zh: str, en: str, provs: list[Provenance], name: str, char: str, index: EvidenceIndex,
                   sources: frozenset[str]):
-    """Append the readings of the phonetic and the character (Unihan pinyin, else the
-    Shuowen fanqie), where both are known."""
+    """Append the readings of the phonetic and the character where they show the sound link:
+    the same pinyin up to tone (Unihan kMandarin), else a fanqie the two share (愊 and 畐 both
+    芳逼). Two different first readings are not printed: the phonetic often has the host's
+    reading as a second one (曾 zēng as in 缯, 邪 yé as in 䓉) that the first hides (data
+    review 12-04)."""
     py_c, fq_c, p1 = _reading(index, name, sources)
     py, fq, p2 = _reading(index, char, sources)
-    if py_c and py:
+    if py_c and py and toneless(py_c) == toneless(py):
         return (zh + f"（「{name}」读{py_c}，「{char}」读{py}）", en + f" ({name} is read {py_c}, {char} is read {py})",
                 provs + p1 + p2)
-    if fq_c and fq:
-        return (zh + f"（「{name}」{fq_c}，「{char}」{fq}）", en + f" ({name}: {fq_c}; {char}: {fq})", provs + p1 + p2)
+    shared = next((x for x in fq if x in fq_c), None)
+    if shared:
+        keep = [p for p in p1 + p2 if p.span == shared or shared in p.span]
+        return (zh + f"（「{name}」有{shared}切一读，与「{char}」同）", en + f" ({name} has the reading {shared} 切, as {char} has)",
+                provs + (keep or p1 + p2))
     return zh, en, provs
 
 

@@ -50,6 +50,16 @@ def _head_sentences(note: str, n: int = 2) -> str:
 SOUND_GLOSS_REASON = "sound-gloss:original_meaning"
 DUAN_EMENDS_REASON = "duan-emends:original_meaning"
 NOT_A_MEANING_REASON = "depiction-only:original_meaning"
+COSMOLOGY_REASON = "cosmological-gloss:original_meaning"
+DUAN_EXTENDED_REASON = "duan-extended-sense:original_meaning"
+# Shuowen explains the ten stems, the twelve branches and the numerals by Han yin-yang and
+# five-phases cosmology (丁 「夏時萬物皆丁實」, 二 「地之數也」, 亥 「荄也。十月，微陽起」): an
+# account of the calendar sign, not the graph's original meaning (Qiu Xigui, 文字学概要 §9), so
+# no ORIM question is asked of them (data review 12-04).
+COSMOLOGICAL_HEADS = frozenset("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥一二三四五六七八九十")
+# Duan calls the gloss the extended use (初 「始也」: 「引伸爲凡始之偁」): the gloss is not the
+# original meaning, which his note places in the specific sense (裁衣之始)
+DUAN_EXTENDED = r"引[伸申](?:之)?爲凡{}|{}[者]?[，、]?引[伸申]之義"
 
 
 def _bare(text: str) -> str:
@@ -71,9 +81,7 @@ def duan_reading(record: GlyphRecord, gloss: str, index: EvidenceIndex
         src, _, entry_id = key.partition(":")
         if src not in ("shuowen", "duan"):
             continue
-        pairs = parse_duan_raw(index.duan_notes.get(entry_id, ""))
-        if not pairs:  # only the quotations are known (records' inline notes)
-            pairs = [tuple((q.split("\t") + [""])[:2]) for q in index.shuowen_entry(entry_id).get("duan", [])]
+        pairs = _duan_pairs(index, entry_id)  # only the quotations are known where no note was loaded
         hit = next(((q, n) for q, n in pairs if head in q), None)
         if hit is None and pairs and DUAN_EDITS.search(_head_sentences(pairs[0][1])):
             hit = pairs[0]  # 崇: he replaced 「嵬高也」 by 「山大而高也」 in the first quotation
@@ -208,6 +216,7 @@ def orim_facts(c, f: Facts) -> None:
             f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
                       provs, "shuowen" if "shuowen" in srcs else "gloss")
     _proper(c, f)
+    _not_original(c, f)
     _orim_sound_gloss(c, f)
     # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
     # the original meaning, and an answer saying "no source has it" would teach a model to
@@ -252,6 +261,36 @@ def _proper(c, f: Facts) -> None:
     text = class_gloss(text, c.record)
     if text != zh:
         f.orim = (text, en.split(":")[0] + f": {text}", provs, kind)
+
+
+def _not_original(c, f: Facts) -> None:
+    """No ORIM question where the Shuowen gloss is known not to be the original meaning: a
+    calendar sign or numeral's cosmological account (:data:`COSMOLOGICAL_HEADS`,
+    :data:`COSMOLOGY_REASON`) or a gloss Duan calls an extended sense (:data:`DUAN_EXTENDED`,
+    :data:`DUAN_EXTENDED_REASON`)."""
+    if f.orim is None or f.orim[3] not in ("shuowen", "duan"):
+        return
+    rec = c.record
+    if {rec.character, rec.traditional or ""} & COSMOLOGICAL_HEADS:
+        f.orim = None
+        f.missing["ORIM"] = COSMOLOGY_REASON
+        return
+    gloss = re.split(r"[。，；]", f.orim[0].strip())[0].rstrip("也")
+    if not gloss:
+        return
+    pattern = re.compile(DUAN_EXTENDED.format(re.escape(gloss), re.escape(gloss)))
+    for key in rec.raw:
+        src, _, entry_id = key.partition(":")
+        if src in ("shuowen", "duan") and any(pattern.search(n) for _, n in _duan_pairs(c.index, entry_id)):
+            f.orim = None
+            f.missing["ORIM"] = DUAN_EXTENDED_REASON
+            return
+
+
+def _duan_pairs(index: EvidenceIndex, entry_id: str) -> list[tuple[str, str]]:
+    """(quotation, note) pairs of Duan's edition of Shuowen entry ``entry_id``."""
+    pairs = parse_duan_raw(index.duan_notes.get(entry_id, ""))
+    return pairs or [tuple((q.split("\t") + [""])[:2]) for q in index.shuowen_entry(entry_id).get("duan", [])]
 
 
 def _orim_sound_gloss(c, f: Facts) -> None:

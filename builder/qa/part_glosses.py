@@ -187,6 +187,8 @@ def duan_part_note(index: EvidenceIndex, entry_id: str, name: str, host: set[str
     for _quote, note in parse_duan_raw(index.duan_notes.get(entry_id, "")):
         sents = [s.strip() for s in note.split("。") if s.strip()]
         for k, s in enumerate(sents):
+            if any(x[-1] in "曰云" for x in sents[:k]):
+                break  # 貨 「廣韵引蔡氏化淸經曰。貨者、化也。變化反易之物、故字从化」: another book's words
             m = _DUAN_GU.search(s)
             if m and same_component(m.group(1), name):
                 before = s[:m.start()].rstrip("、，")

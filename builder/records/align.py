@@ -278,9 +278,10 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_l
         return []
     src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
     value = fvals[src][0].model_copy()
-    if value.label == "形声" and not value.yisheng:
-        if [s for s in agree if fvals[s][0].yisheng]:
-            value.yisheng = True
+    if value.label in ("形声", "会意") and not value.yisheng and [s for s in agree if fvals[s][0].yisheng]:
+        # 庫 「从車在广下」 (会意) with Duan's 「車亦聲」: 亦声 is 形声 and 会意 at once, and the
+        # QA stage accepts Shuowen's plain class beside it (data review 12-04)
+        value = Formation(label="形声", yisheng=True)
     provs = [p for s in agree for p in _via(fvals[s][1].reading.formation.provenance, fvals[s][1].via)]
     rec.formation = Grounded(value=value, provenance=provs, agree=agree,
                              disagree={s: _formation_text(fvals[s][0]) for s in dis})
