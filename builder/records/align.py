@@ -34,11 +34,13 @@ import unicodedata
 
 from builder.aliases import canonical, same_component
 from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, stroke_split, structure_label
-from builder.records.fidelity import norm_text, record_provenance
+from builder.records.fidelity import record_provenance
 from builder.records.gather import Candidate, Corpus, _rank, _via, gather
+from builder.records.meaning import align_meaning
+from builder.records.own_form import chongwen_matches_ids, mmh_operand_parts, own_ids, seal_head_of_variant, strictly_shown
 from builder.records.structurize import IdsOption
 from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
-from metrics.acce.labels import EARLY_FORM_SCRIPTS, FUNCTIONS
+from metrics.acce.labels import EARLY_FORM_SCRIPTS, FUNCTIONS, REGULAR_SCRIPTS
 
 # Sources that name only some components (段注 states an 亦聲 component): silence is no disagreement.
 PARTIAL_COMPONENT_SOURCES = {"duan"}
@@ -57,7 +59,12 @@ def _first(cands: list[Candidate], attr: str) -> Candidate | None:
 
 
 def _choose_ids(cands: dict[str, list[Candidate]], script: str) -> dict[str, IdsOption]:
-    """Per source (cjkvi-ids ids.txt, makemeahanzi), the IDS that describes this script's form."""
+    """Per source (cjkvi-ids ids.txt, makemeahanzi), the IDS that describes this script's form.
+
+    A record holds every font's rendering of its character, most of them mainland designs
+    (Noto CJK SC, AR PL UKai CN, LXGW WenKai ...): the unmarked or mainland (G) alternative
+    describes it, the Taiwan-only one (棊 ⿱其朩[T]) only where no G alternative exists
+    (final-20261211 item 61: 棊 drawn 其 over 木 in Noto Serif CJK SC)."""
     out: dict[str, IdsOption] = {}
     for source in ("cjkvi-ids", "makemeahanzi"):
         opts = [o for c in cands.get(source, []) if c.via is None for o in c.reading.ids_options
@@ -67,7 +74,7 @@ def _choose_ids(cands: dict[str, list[Candidate]], script: str) -> dict[str, Ids
         if script == "简体":
             order = lambda o: (0 if "G" in o.regions else 1 if o.regions == "" else 2)  # noqa: E731
         else:
-            order = lambda o: (0 if o.regions == "" else 1 if "T" in o.regions else 2 if "G" in o.regions else 3)  # noqa: E731
+            order = lambda o: (0 if o.regions == "" else 1 if "G" in o.regions else 2 if "T" in o.regions else 3)  # noqa: E731
         out[source] = sorted(opts, key=order)[0]
     return out
 
@@ -102,13 +109,21 @@ def formation_compatible(a: Formation, b: Formation) -> bool:
     return (a.yisheng and b.label in ("形声", "会意")) or (b.yisheng and a.label in ("形声", "会意"))
 
 
-def analysis_true_of_form(c: Candidate, form_leaves: set[str], corpus: Corpus) -> bool:
+def analysis_true_of_form(c: Candidate, form_leaves: set[str], corpus: Corpus, ids_list: list[str] | None = None) -> bool:
     """Whether ``c``'s analysis (formation, components) may stand for this form: its own,
     or a same-word counterpart's (:func:`builder.records.gather.same_word_link`) whose
     every component the form's IDS shows (邓 does not draw 鄧's 登, 实 not 實's 貫: their
-    「登聲」 / 會意 are not theirs); never 段注's class on a 重文's head (``head:X``)."""
+    「登聲」 / 會意 are not theirs); never 段注's class on a 重文's head (``head:X``). A
+    cjkvi-ids ``→X`` link's analysis must name the parts the form draws by their own code
+    points (遴 ⿺辶粦 is not 䢯 ⿺辶㷠: a Unihan variant of a part is another drawing). With
+    the form's own IDSs (``ids_list``), a 重文 note's analysis stands only where they draw
+    the parts it names (:func:`builder.records.own_form.chongwen_matches_ids`)."""
     if c.via is None:
-        return True
+        r = c.reading
+        if ids_list is None or r.source != "shuowen" or not r.head or not r.components:
+            return True
+        names = [x.name for x in r.components] + [x.name for x in r.inherited_components if _shown(x.name, form_leaves, corpus)]
+        return chongwen_matches_ids(names, ids_list, corpus)
     if c.via.startswith("head:"):
         return False
     comps = list(c.reading.components)
@@ -117,20 +132,27 @@ def analysis_true_of_form(c: Candidate, form_leaves: set[str], corpus: Corpus) -
         key = "shuowen:" + c.reading.entry_key.split(":", 1)[1]
         comps += [x for r in corpus.readings.get(c.reading.character, []) if r.entry_key == key and r.head is None
                   for x in r.components]
+    if c.via.startswith("link:"):
+        return all(strictly_shown(x.name, sorted(form_leaves)) for x in comps)
     return all(_shown(x.name, form_leaves, corpus) for x in comps)
 
 
-def _component_sets(c: Candidate, form_ids_leaves: set[str], corpus: Corpus) -> list[Component]:
+def _component_sets(c: Candidate, form_ids_leaves: set[str], corpus: Corpus, ids_list: list[str]) -> list[Component]:
     """A candidate's etymological components for this form (a 重文's kept parts of its head
-    filtered by the IDS; nothing from an analysis that is not true of the form)."""
+    filtered by the IDS; nothing from an analysis that is not true of the form). A 重文
+    note's parts stand only where one of the form's own IDSs (``ids_list``) draws exactly
+    them (:func:`builder.records.own_form.chongwen_matches_ids`); makemeahanzi's fields only
+    where they are whole first-level operands (:func:`builder.records.own_form.mmh_operand_parts`)."""
     r = c.reading
-    if not analysis_true_of_form(c, form_ids_leaves, corpus):
+    if not analysis_true_of_form(c, form_ids_leaves, corpus, ids_list):
         return []
     # a part Shuowen names after a position word is one only where the IDS shows it (看 从手下目
     # shows 目; 非 从飛下翄 shows no 翄: the lowered wings of 飛)
     out = [x.model_copy(deep=True) for x in r.components
            if not any(".located" in p.rule for p in x.provenance) or _shown(x.name, form_ids_leaves, corpus)]
     out += [x.model_copy(deep=True) for x in r.inherited_components if _shown(x.name, form_ids_leaves, corpus)]
+    if r.source == "makemeahanzi":
+        out = mmh_operand_parts(out, ids_list, corpus)
     for x in out:
         x.provenance = _via(x.provenance, c.via)
         x.interpretation_provenance = _via(x.interpretation_provenance, c.via)
@@ -150,21 +172,6 @@ def _position(name: str, operands, corpus: Corpus) -> tuple[int, str | None]:
         if not o.is_character and any(same_component(name, l, variants=corpus.variants) for l in leaves(o.text)):
             return i, o.position
     return 99, None
-
-
-def glosses_agree(a: str, b: str) -> bool:
-    """Two glosses agree when the first clause of one occurs in the other (punctuation,
-    whitespace and traditional/simplified differences ignored): Duan's 江水。出蜀… agrees
-    with Xu's 水。出蜀…; 脊 does not agree with 𦟝."""
-
-    def first(x: str) -> str:
-        return norm_text(_CLAUSE_END.split(x.strip())[0].removesuffix("也"))
-
-    fa, fb = first(a), first(b)
-    return bool(fa and fb) and (fa in norm_text(b) or fb in norm_text(a))
-
-
-_CLAUSE_END = re.compile(r"[。，；,;.]")
 
 
 def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
@@ -190,7 +197,7 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
         operands, form_leaves = _shape(cands, chosen_ids, form)
         used += _align_formation(rec, cands, form_leaves, corpus)
         used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
-    used += _align_meaning(rec, cands)
+    used += align_meaning(rec, cands)
     used += _align_readings(rec, cands)
     _flag_contradictions(rec, cands, corpus)
     used += _align_variants(rec, cands, form, corpus)
@@ -204,12 +211,15 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
 
 def _written_form(character: str, script: str, corpus: Corpus) -> str:
     """The form a record of ``script`` shows: for 篆书, the Shuowen head when ``character``
-    is only a later form of it (and not a head of its own); else ``character``."""
+    is only a later form of it (and not a head of its own), or the one Shuowen head among
+    its Unihan variants when Shuowen does not list it (麵 -> 麪,
+    :func:`builder.records.own_form.seal_head_of_variant`); else ``character``."""
     if script == "篆书":
         for r in corpus.readings.get(character, []):
             if r.source == "shuowen" and r.head and r.form_kind in SEAL_IS_HEAD_KINDS \
                     and not any(x.source == "shuowen" and x.head is None for x in corpus.readings.get(character, [])):
                 return r.head
+        return seal_head_of_variant(character, corpus) or character
     return character
 
 
@@ -269,14 +279,17 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_l
     kept when an agreeing source states it) over the analyses true of this form
     (:func:`analysis_true_of_form`). Returns the candidates used."""
     fvals: dict[str, tuple[Formation, Candidate]] = {}
+    ids_list = own_ids(cands)
     for s, cl in cands.items():
-        c = _first([x for x in cl if analysis_true_of_form(x, form_leaves, corpus)], "formation")
+        c = _first([x for x in cl if analysis_true_of_form(x, form_leaves, corpus, ids_list)], "formation")
         if c:
             fvals[s] = (c.reading.formation.value, c)
     _drop_contradicted_mmh_type(rec, fvals)
     if not fvals:
         return []
     src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
+    if agree == ["makemeahanzi"] and rec.script == "篆书" and any(c.via is None for c in cands.get("shuowen", [])):
+        return []  # the modern form's class, not the seal's (as for the components)
     value = fvals[src][0].model_copy()
     if value.label in ("形声", "会意") and not value.yisheng and [s for s in agree if fvals[s][0].yisheng]:
         # 庫 「从車在广下」 (会意) with Duan's 「車亦聲」: 亦声 is 形声 and 会意 at once, and the
@@ -308,19 +321,26 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
     """``rec.components``: the best-ranked full analysis (direct before borrowed; 段注, a
     partial source, never gives the list), each component checked against the other
     analyses and placed in reading order; with no analysis, the IDS operands without
-    functions (not for 象形 / 指事: a pictograph's strokes are no components). Returns the
-    candidates used."""
+    functions (not for 象形 / 指事: a pictograph's strokes are no components). A seal
+    record whose form Shuowen lists takes no list from makemeahanzi, which analyses the
+    modern form (麵-seal drew 麪 「从麥丏聲」; makemeahanzi's 麵 has 麥 as its phonetic).
+    Returns the candidates used."""
+    ids_list = own_ids(cands)
     comp_sets: list[tuple[str, Candidate, list[Component]]] = []
     for s in sorted(cands, key=_rank):
         for c in cands[s]:
             if c.reading.components or c.reading.inherited_components:
-                comps = _component_sets(c, form_leaves, corpus)
+                comps = _component_sets(c, form_leaves, corpus, ids_list)
                 if comps:
                     comp_sets.append((s, c, comps))
                     break
     comp_sets.sort(key=lambda t: (t[0] in PARTIAL_COMPONENT_SOURCES, t[1].via is not None, _rank(t[0])))
+    seal = rec.script == "篆书" and any(c.via is None for c in cands.get("shuowen", []))
+    if seal and comp_sets and comp_sets[0][0] == "makemeahanzi":
+        return []
     if comp_sets and comp_sets[0][0] not in PARTIAL_COMPONENT_SOURCES:
-        rec.components = _merge_components(comp_sets, operands, corpus)
+        drawn = ids_list if rec.script in REGULAR_SCRIPTS else []
+        rec.components = _merge_components(comp_sets, operands, corpus, drawn)
         return [t[1] for t in comp_sets]
     if chosen_ids and operands and not stroke_split(chosen_ids.ids) \
             and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
@@ -335,11 +355,13 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
 
 
 def _merge_components(comp_sets: list[tuple[str, Candidate, list[Component]]], operands: list,
-                      corpus: Corpus) -> list[Component]:
+                      corpus: Corpus, drawn: list[str]) -> list[Component]:
     """The first set's components, each with the sources that agree on its functions (or
     disagree, or do not list it), an interpretation borrowed from another source when it
     has none, and its position; sorted in the glyph's reading order (left to right, top
-    to bottom, outside in), then as the source lists them."""
+    to bottom, outside in), then as the source lists them. On a modern glyph (``drawn``:
+    its own IDSs) a part named by a semantic variant the glyph does not draw takes the
+    name another source gives as drawn (遴: Shuowen's 㷠, makemeahanzi's 粦)."""
     base_src, _base_cand, base = comp_sets[0]
     order: dict[int, int] = {}
     for comp in base:
@@ -350,6 +372,9 @@ def _merge_components(comp_sets: list[tuple[str, Candidate, list[Component]]], o
                 if s not in PARTIAL_COMPONENT_SOURCES:
                     comp.disagree[s] = "not listed"
                 continue
+            if drawn and not strictly_shown(comp.name, drawn) and strictly_shown(match.name, drawn) \
+                    and not _counterparts(comp.name, match.name, corpus):
+                comp.name = match.name
             if sorted(match.functions) == sorted(comp.functions):
                 comp.agree.append(s)
                 comp.provenance += match.provenance
@@ -364,61 +389,11 @@ def _merge_components(comp_sets: list[tuple[str, Candidate, list[Component]]], o
     return sorted(base, key=lambda c: order[id(c)])
 
 
-# Class nouns that follow a proper name in 說文 (河，河水; 峱，峱山; 泑，泑澤): the transmitted
-# text drops the repeated head, so Xu's gloss alone would name the class, not the place.
-PROPER_NAME_CLASSES = frozenset("水山澤")
-
-
-def _restore_repeated_head(gl: list[tuple[str, Candidate]]) -> list[tuple[str, Candidate]]:
-    """Put 段玉裁's gloss first where the digitised 說文 lost the head repeated before a
-    place-name gloss (複舉字): 河 reads 「水。出焞煌塞外…」, and Duan restores 「河水」
-    (his note on 河: 各本水上無河字 … 許君原本當作河水也三字). Only for Xu's bare class noun
-    of :data:`PROPER_NAME_CLASSES` whose Duan gloss is the head plus that noun; elsewhere
-    (紾，轉也) the head is not part of the meaning and the order stays the sources' rank."""
-    if len(gl) < 2 or gl[0][0] != "shuowen":
-        return gl
-    c0 = gl[0][1]
-    first = _CLAUSE_END.split(c0.reading.original_meaning.value.strip())[0]
-    if first not in PROPER_NAME_CLASSES:
-        return gl
-    head = c0.reading.head or c0.reading.character
-    for i, (s, c) in enumerate(gl):
-        if s == "duan" and _CLAUSE_END.split(c.reading.original_meaning.value)[0] == head + first:
-            return [gl[i], *gl[:i], *gl[i + 1:]]
-    return gl
-
-
-def _align_meaning(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
-    """``rec.original_meaning`` (the best-ranked gloss, with the sources whose gloss
-    agrees), ``rec.definition_en`` (Unihan, then makemeahanzi) and ``rec.senses``
-    (Shuowen). Returns the candidates used."""
-    used: list[Candidate] = []
-    gl = _restore_repeated_head([(s, c) for s in sorted(cands, key=_rank) if (c := _first(cands[s], "original_meaning"))])
-    if gl:
-        _s0, c0 = gl[0]
-        agree = [s for s, c in gl if glosses_agree(c.reading.original_meaning.value, c0.reading.original_meaning.value)]
-        rec.original_meaning = Grounded(
-            value=c0.reading.original_meaning.value,
-            provenance=[p for s, c in gl if s in agree for p in _via(c.reading.original_meaning.provenance, c.via)],
-            agree=agree, disagree={s: c.reading.original_meaning.value for s, c in gl if s not in agree})
-        used += [c for _, c in gl]
-    de = []
-    for s in ("unihan", "makemeahanzi"):
-        c = _first([x for x in cands.get(s, []) if x.via is None], "definition_en") or _first(cands.get(s, []), "definition_en")
-        if c:
-            de.append((s, c))
-    if de:
-        v0 = de[0][1].reading.definition_en.value
-        agree = [s for s, c in de if glosses_agree(c.reading.definition_en.value, v0)]
-        rec.definition_en = Grounded(
-            value=v0, provenance=[p for s, c in de if s in agree for p in _via(c.reading.definition_en.provenance, c.via)],
-            agree=agree, disagree={s: c.reading.definition_en.value for s, c in de if s not in agree})
-        used += [c for _, c in de]
-    sc = _first(cands.get("shuowen", []), "senses")
-    if sc:
-        rec.senses = [x.model_copy(update={"provenance": _via(x.provenance, sc.via)}) for x in sc.reading.senses]
-        used.append(sc)
-    return used
+def _counterparts(a: str, b: str, corpus: Corpus) -> bool:
+    """Whether ``a`` and ``b`` are a traditional / simplified pair (named as drawn by the QA
+    stage, not renamed here)."""
+    return b in corpus.traditional.get(a, []) + corpus.simplified.get(a, []) \
+        or a in corpus.traditional.get(b, []) + corpus.simplified.get(b, [])
 
 
 def _align_readings(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:

@@ -104,11 +104,11 @@ class Loaded:
     universe: list[str]
 
 
-def _equivalents(ch: str, uh: dict) -> set[str]:
+def _equivalents(ch: str, uh: dict, fields=("kTraditionalVariant", "kSimplifiedVariant")) -> set[str]:
     d = uh.get(ch)
     out = set()
     if d is not None:
-        for f in ("kTraditionalVariant", "kSimplifiedVariant"):
+        for f in fields:
             out.update(d.data.get(f) or [])
     return out
 
@@ -141,7 +141,8 @@ def select(loaded: Loaded, sources_dir: Path, skipped: SkipLog, characters: Iter
     chars = set(characters)
     need = set(chars)
     for ch in chars:
-        need |= _equivalents(ch, uh)
+        # semantic / Z variants too: a seal drawing of 麵 shows its variant 麪, Shuowen's head
+        need |= _equivalents(ch, uh, ("kTraditionalVariant", "kSimplifiedVariant", "kSemanticVariant", "kZVariant"))
     heads = {v.form: e.character for e in sw for v in e.variants}
     need |= {heads[c] for c in list(need) if c in heads}
     for c in list(need):
