@@ -72,7 +72,6 @@ FUSION_VERSION = 8
 FEATURES = ("ocr_p", "ocr_exact", "ocr_log", "ocr_closed", "ocr_modern", "ocr_outside", "vote", "similarity",
             "in_gallery", "in_script", "ocr_first", "retrieval_first", "retrieval_confidence", "ocr_known", "template",
             "template_gap", "template_first")
-MODERN_SCRIPTS = frozenset({"楷书", "简体", "隶书", "草书"})
 OCR_FLOOR = 1e-6  # open-vocabulary probabilities below this count as "not read"
 RETRIEVAL_CANDIDATES = 5
 OCR_CANDIDATES = 5
@@ -222,7 +221,7 @@ class FusedBaseline:
             rows[c].append(i)
         self.rows_of = {c: np.asarray(v, np.int64) for c, v in rows.items()}
         self.vocabulary = sorted(self.rows_of)
-        self._alias = [labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in self.gallery.scripts]
+        self._alias = [labels.scoring_script(x) for x in self.gallery.scripts]
         self.decisions = {"glyphs": 0, "abstained": 0, "by_component": defaultdict(int)}
 
     def describe(self) -> dict:
@@ -283,8 +282,8 @@ class FusedBaseline:
         cal = self.retrieval.calibration
         ret_conf = cal.confidence(self.retrieval.features(sims, idx)[0]) if cal is not None and len(idx) else 0.0
         voted = self.retrieval.script_vote(sims, idx)
-        modern = float(voted in MODERN_SCRIPTS)
-        voted = labels.SCRIPT_SCORING_ALIAS.get(voted, voted)
+        modern = float(voted in labels.MODERN_SCRIPTS)
+        voted = labels.scoring_script(voted)
         open_p, closed_p = self._form_scores(reading)
         exact = dict(reading.candidates)
         ocr_rank = sorted(open_p, key=lambda c: -open_p[c])
@@ -354,7 +353,7 @@ class FusedBaseline:
         """The retrieval baseline's decision when the model's ``policy`` says to take it for
         the script retrieval votes and it answers (never on speckle), else None."""
         script = self.retrieval.script_vote(sims, idx)
-        if self.model.policy.get(labels.SCRIPT_SCORING_ALIAS.get(script, script)) != "retrieval-first":
+        if self.model.policy.get(labels.scoring_script(script)) != "retrieval-first":
             return None
         d = self.retrieval.decide(sims, idx)
         return None if d.abstained or not reading.glyph_like else d

@@ -102,7 +102,7 @@ def fusion_samples(fb: FusedBaseline, per_script: int = FUSION_PER_SCRIPT, seed:
     from metrics.acce.variants import same_character
 
     g = fb.gallery
-    alias = [labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in g.scripts]
+    alias = [labels.scoring_script(x) for x in g.scripts]
     origins = g.image_origins()
     family = np.asarray([origins.get(i, (i, False))[0] for i in g.ids], object)
     original = np.asarray([not origins.get(i, (i, False))[1] for i in g.ids], bool)
@@ -194,7 +194,7 @@ def fit_fusion(fb: FusedBaseline, *, per_script: int = FUSION_PER_SCRIPT, seed: 
         held = fold[glyph] == k
         part = FusionModel([], 0.0, threshold, estimator=fit_candidates(x[~held[group]], y[~held[group]]))
         conf[held], right[held] = _decide_groups(part, x, y, group, np.flatnonzero(held))
-    ret_scripts = [labels.SCRIPT_SCORING_ALIAS.get(v, v) for v in data["retrieval_script"]]
+    ret_scripts = [labels.scoring_script(v) for v in data["retrieval_script"]]
     policy, table = choose_policy(ret_scripts, conf, right, data["retrieval_answered"], data["retrieval_right"],
                                   threshold)
     use_ret = np.asarray([policy.get(v) == "retrieval-first" for v in ret_scripts], bool) & np.asarray(
