@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -170,11 +171,13 @@ def test_a_killed_run_loses_only_in_flight_items(hub, server, tmp_path):
     n = len(load_bench(hub["bench"], "all", "test"))
     server.hang_after = 20
     out = tmp_path / "run"
-    cmd = [str(REPO / ".venv" / "bin" / "jiezi"), "eval", "--model", f"openai:tiny-vl@{server.url}",
+    # this interpreter and this checkout's CLI (cwd first on sys.path), not whichever `jiezi` is installed
+    cmd = [sys.executable, "-m", "jiezi_cli", "eval", "--model", f"openai:tiny-vl@{server.url}",
            "--bench", str(hub["bench"]), "--output", str(out), "--concurrency", "2", "--no-bertscore",
            "--no-progress", "--cache-dir", str(tmp_path / "cache"), "--timeout", "60"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
         deadline = time.time() + 120
         pred = out / "predictions.jsonl"

@@ -73,7 +73,7 @@ def test_digest_changes_with_an_imported_module_only(tmp_path):
     before = codekey.code_digest("builder.qa.stage", root=root)
     assert len(before) == 64 and before == codekey.code_digest("builder.qa.stage", root=root)
     # a module the stage does not import: same key
-    append_text(root / "harness" / "run.py", "\n# edited\n")
+    append_text(root / "harness" / "eval" / "run.py", "\n# edited\n")
     codekey.code_digest.cache_clear()
     assert codekey.code_digest("builder.qa.stage", root=root) == before
     # the label table (metrics/acce/labels.py), imported through several modules: new key
