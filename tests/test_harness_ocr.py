@@ -154,6 +154,7 @@ def test_ocr_backend_reads_every_bench_glyph_and_knows_no_script(hub, tmp_path):
     assert closed["scores"]["CHAR"] < 100.0  # the unseen characters are outside the closed vocabulary
 
 
+@pytest.mark.slow  # the fused baseline fitted: 35-65 s on 2 cores
 def test_fused_backend_records_which_component_decided(hub, tmp_path):
     res = _run(hub, tmp_path, "fused")
     out = tmp_path / "fused"

@@ -289,6 +289,7 @@ def test_the_publication_key_follows_its_imports():
     assert {"jiezi_bench", "jiezi_dataset", "hub.rows", "hub.templates", "hub.layout", "metrics.acce.paper"} <= reached
 
 
+@pytest.mark.subprocess
 def test_editing_the_paper_protocol_republishes_the_bench(sources_dir, tmp_path):
     """Issue 23: the hand-kept list of the publication key missed metrics/acce/paper.py, so an
     edit there served a stale bench ``images`` config. On a copy of the project: a second
