@@ -94,7 +94,7 @@ def reader_speed(bench: str, cores: int) -> None:
 
 
 def fused_speed(bench: str, gallery: str, cache_dir: Path | None) -> None:
-    from harness.baselines.fusion import build_fused
+    from harness.baselines.fusion_fit import build_fused
 
     t0 = time.perf_counter()
     fb = build_fused(gallery, cache_dir=cache_dir, progress=False)
@@ -252,7 +252,7 @@ def designs(count: int = 600) -> None:
     from builder.glyphs import fonts
     from builder.glyphs.render import font_image
     from harness.baselines.embed import make_embedder
-    from harness.baselines.ocr import template_faces
+    from harness.baselines.templates import template_faces
 
     chars = random.Random(0).sample([chr(c) for c in range(0x4E00, 0x9FA6)], count)
 
@@ -284,8 +284,10 @@ def designs(count: int = 600) -> None:
 def fusion_models(gallery: str, cache_dir: Path | None) -> None:
     from sklearn.linear_model import LogisticRegression
 
-    from harness.baselines.fusion import FusedBaseline, fit_candidates, fusion_samples
-    from harness.baselines.ocr import GlyphReader, TemplateReader, template_faces
+    from harness.baselines.fusion import FusedBaseline, fit_candidates
+    from harness.baselines.fusion_fit import fusion_samples
+    from harness.baselines.ocr import GlyphReader
+    from harness.baselines.templates import TemplateReader, template_faces
     from harness.baselines.retrieval import build_baseline
 
     rb = build_baseline(gallery, cache_dir=cache_dir, progress=False)

@@ -5,8 +5,7 @@ Usage: python benchmarks/check_layout.py [--max-lines 80] [--max-module-lines 60
 Prints, per project folder (builder, hub, harness, metrics, space, training), the longest
 function; then every function longer than ``--max-lines`` lines (``def`` line to last
 line, decorators excluded, nested functions counted inside their parent and listed on
-their own too); every module longer than ``--max-module-lines`` lines (those of
-:data:`MODULE_LINES_PENDING` are listed apart and do not fail); every import of ``builder``
+their own too); every module longer than ``--max-module-lines`` lines; every import of ``builder``
 from a module outside it (the consumers read the published data through ``hub``; the
 ``jiezi`` CLI composition, ``jiezi_cli`` and the stages' ``cli`` modules, is exempt); then
 every import cycle among the project's modules (strongly connected components of the
@@ -42,10 +41,6 @@ STAGE_RANK = (
     ("harness", 6), ("training", 6), ("space", 7), ("jiezi_cli", 8),
 )
 
-
-#: folders whose modules may still be over the module line limit: listed, not failed
-#: (harness/ is being split by product, issue 23)
-MODULE_LINES_PENDING = ("harness",)
 
 
 def project_files(root: Path = REPO) -> dict[str, Path]:
@@ -189,16 +184,14 @@ def imports_builder(importer: str, imported: str) -> bool:
     return not (importer == "jiezi_cli" or importer.endswith(".cli"))
 
 
-def long_modules(modules: dict[str, Path], limit: int) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
-    """``(failing, pending)``: (lines, path) of every module over ``limit`` lines, those of
-    :data:`MODULE_LINES_PENDING` apart, longest first."""
-    failing, pending = [], []
+def long_modules(modules: dict[str, Path], limit: int) -> list[tuple[int, str]]:
+    """(lines, path) of every module over ``limit`` lines, longest first."""
+    out = []
     for path in modules.values():
         n = len(path.read_text(encoding="utf-8").splitlines())
         if n > limit:
-            rel = path.relative_to(REPO).as_posix()
-            (pending if rel.split("/")[0] in MODULE_LINES_PENDING else failing).append((n, rel))
-    return sorted(failing, reverse=True), sorted(pending, reverse=True)
+            out.append((n, path.relative_to(REPO).as_posix()))
+    return sorted(out, reverse=True)
 
 
 def _print_list(title: str, items: list[str]) -> None:
@@ -250,10 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {folder:10s} {n:4d} lines  {where}")
     _print_list(f"functions over {args.max_lines} lines",
                 [f"{n:4d}  {where}" for n, where in sorted(found["too_long"], reverse=True)])
-    failing, pending = long_modules(modules, args.max_module_lines)
+    failing = long_modules(modules, args.max_module_lines)
     _print_list(f"modules over {args.max_module_lines} lines", [f"{n:5d}  {rel}" for n, rel in failing])
-    _print_list(f"modules over {args.max_module_lines} lines in {', '.join(MODULE_LINES_PENDING)} "
-                "(being split; not failed)", [f"{n:5d}  {rel}" for n, rel in pending])
     _print_list("imports of builder from outside it", sorted(found["builder_imports"]))
     loops = cycles({m: found["graph"].get(m, set()) for m in modules})
     _print_list("import cycles among project modules", [" <-> ".join(comp) for comp in loops])

@@ -12,7 +12,7 @@ skips the (large) dataset file. Figures, per file (bench / dataset):
   X (``builder.qa.component_names.abbreviated_parts``: 癘 ⿸疒萬 with 「蠆省聲」), with the number
   of characters; and **circular 省 notes**: interpretations saying ``「X」之省`` of X itself.
 - **EVOI skeleton table** (bench EVOI references): the stage report's table
-  (``builder.qa.stage.template_diversity``: the skeleton is the text with every 「…」 slot
+  (``builder.qa.stage_report.template_diversity``: the skeleton is the text with every 「…」 slot
   blanked; distinct skeletons, the share of the most common one, mean length in
   characters), the most common skeleton itself, the share describing a change (one of
   :data:`CHANGE_WORDS`), and the share holding a bare attestation frame (a sentence that
@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from builder.qa import soundgloss  # noqa: E402
 from builder.qa.component_names import _s2t as _opencc_s2t, abbreviated_parts  # noqa: E402
-from builder.qa.stage import template_diversity  # noqa: E402
+from builder.qa.stage_report import template_diversity  # noqa: E402
 from builder.schema import GlyphRecord  # noqa: E402
 from builder.sources import registry  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Drawing one code point of an installed font face: the one renderer the builder (glyph
 images of the font designs, ``builder/glyphs/render.py``) and the harness (the template
-reader, ``harness/baselines/ocr.py``) share, so a template and a bench rendering of the same
+reader, ``harness/baselines/templates.py``) share, so a template and a bench rendering of the same
 face are the same pixels. fontconfig lists the faces; fontTools reads their cmaps; Pillow
 (FreeType) draws.
 """

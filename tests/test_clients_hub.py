@@ -116,6 +116,8 @@ def run_client(code: str, endpoint: str, tmp_path: Path, timeout: int = 600) -> 
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.server
+@pytest.mark.subprocess
 def test_load_dataset_and_the_space_read_repo_ids(hub, tmp_path):
     endpoint, bench, dataset = hub
     out = run_client("""
@@ -145,6 +147,8 @@ def test_load_dataset_and_the_space_read_repo_ids(hub, tmp_path):
     assert "`jiezi/bench`" in out["space_status"] and "not available" not in out["space_status"]
 
 
+@pytest.mark.server
+@pytest.mark.subprocess
 def test_evaluate_load_the_metric_space_by_repo_id(hub, tmp_path):
     endpoint, _, _ = hub
     out = run_client("""
@@ -162,6 +166,8 @@ def test_evaluate_load_the_metric_space_by_repo_id(hub, tmp_path):
     assert (out["CHAR"], out["SCRC"]) == (50.0, 100.0)
 
 
+@pytest.mark.server
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_jiezi_eval_on_the_bench_repo_id(hub, tmp_path):
     endpoint, bench, _ = hub

@@ -28,6 +28,7 @@ JIEZI = Path(sys.executable).parent / "jiezi"
 LIMIT = 2  # docs per level
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_lmms_eval_runs_the_task_folder_on_a_tiny_qwen2_vl(tmp_path):
     bench, _ = build_hub_folders(tmp_path / "built")

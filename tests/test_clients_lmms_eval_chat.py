@@ -74,6 +74,7 @@ def bench(tmp_path_factory):
     return {"root": root, "bench": bench, "tasks": tasks}
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_a_chat_model_class_runs_both_protocols_on_a_tiny_qwen2_5_vl(bench, tmp_path):
     from tiny_vlm import build_tiny_vlm
@@ -92,6 +93,8 @@ def test_a_chat_model_class_runs_both_protocols_on_a_tiny_qwen2_5_vl(bench, tmp_
         read_lmms_log(out)  # one board row is one protocol
 
 
+@pytest.mark.server
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_openai_chat_model_llm_judge_and_the_board(bench, tmp_path):
     server = ChatServer()
@@ -144,6 +147,7 @@ def _openai_runs(bench, tmp_path, server):
     print(json.dumps({p: r.scores for p, r in rows.items()}, ensure_ascii=False))
 
 
+@pytest.mark.server
 def test_the_llm_judge_path_scores_as_our_judge(tmp_path):
     """EVOI through lmms_eval.llm_judge (the lmms-eval client, our prompts) equals our own judge."""
     from harness.interop.lmms_judge import LmmsEvalJudge

@@ -139,6 +139,7 @@ def assert_two_steps_and_loss_falls(done: subprocess.CompletedProcess, out: Path
     return steps
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 @pytest.mark.parametrize("family", ["qwen2_vl", "qwen3_5"])
 def test_trl_sft_trains_a_recipe_copy(family, tiny, dataset, tmp_path):
@@ -153,6 +154,7 @@ def test_trl_sft_trains_a_recipe_copy(family, tiny, dataset, tmp_path):
     assert AutoConfig.from_pretrained(out).model_type == family and (out / "model.safetensors").is_file()
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_trl_sft_trains_a_lora_recipe_copy(tiny, dataset, tmp_path):
     out = tmp_path / "lora"
@@ -170,6 +172,7 @@ def test_trl_sft_trains_a_lora_recipe_copy(tiny, dataset, tmp_path):
     assert type(merged).__name__ == type(base).__name__
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_trl_sft_with_an_accelerate_config_copy(tiny, dataset, tmp_path):
     """Qwen2.5-VL through ``--accelerate_config``: a copy of the DDP config set to one CPU process."""
@@ -184,6 +187,7 @@ def test_trl_sft_with_an_accelerate_config_copy(tiny, dataset, tmp_path):
     assert AutoConfig.from_pretrained(out).model_type == "qwen2_5_vl"
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_trl_sft_runs_two_processes_over_gloo(tiny, dataset_32, tmp_path):
     """Qwen3-VL on 2 CPU processes. accelerate's MULTI_CPU needs an MPI hostfile and otherwise

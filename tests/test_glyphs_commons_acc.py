@@ -44,6 +44,7 @@ def test_registry_entry_pins_every_render(sources_dir):
     assert src_registry.check(sources_dir, ["commons-acc-png"], hashes=False).ok
 
 
+@pytest.mark.server
 def test_fetchable_with_pooch_from_the_pinned_archive(sources_dir, tmp_path):
     """A user with internet gets the catalog (a raw file) and the renders (from the
     repository archive of the pinned commit); here a loopback mirror serves both."""

@@ -103,6 +103,7 @@ def fetch_via_mirror(name: str, sources_dir, tmp_path, archive_dir: str):
         server.server_close()
 
 
+@pytest.mark.server
 def test_commons_ancient_is_fetchable_with_pooch(sources_dir, tmp_path):
     """The registered files come from the repository archive of the pinned commit
     (manifest-listed SVGs under public/ancient/) and raw files; served by a loopback mirror."""

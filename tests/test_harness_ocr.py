@@ -154,6 +154,7 @@ def test_ocr_backend_reads_every_bench_glyph_and_knows_no_script(hub, tmp_path):
     assert closed["scores"]["CHAR"] < 100.0  # the unseen characters are outside the closed vocabulary
 
 
+@pytest.mark.slow  # the fused baseline fitted: 35-65 s on 2 cores
 def test_fused_backend_records_which_component_decided(hub, tmp_path):
     res = _run(hub, tmp_path, "fused")
     out = tmp_path / "fused"
@@ -174,7 +175,7 @@ def test_fused_backend_records_which_component_decided(hub, tmp_path):
 
 
 def test_fused_baseline_abstains_on_noise(hub):
-    from harness.baselines.fusion import build_fused
+    from harness.baselines.fusion_fit import build_fused
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False)
     g = fb.gallery
@@ -199,14 +200,14 @@ TEMPLATE_VOCAB = "江河林明休好木本日月森仲寀宷案实采菜息悳�
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory):
     from harness.baselines.embed import make_embedder
-    from harness.baselines.ocr import TemplateReader
+    from harness.baselines.templates import TemplateReader
 
     return TemplateReader(make_embedder("hog"), [TEMPLATE_FACE], tmp_path_factory.mktemp("templates"),
                           vocabulary=list(TEMPLATE_VOCAB))
 
 
 def test_template_faces_refuse_a_bench_design_and_a_missing_file(tmp_path, monkeypatch):
-    from harness.baselines.ocr import TEMPLATE_FONTS_ENV, template_faces
+    from harness.baselines.templates import TEMPLATE_FONTS_ENV, template_faces
 
     for bench_face in (BENCH_FONT[0], TEMPLATE_FACE[0], "/usr/share/fonts/truetype/arphic/uming.ttc"):
         with pytest.raises(ValueError, match="a design the bench is rendered in"):
@@ -219,7 +220,7 @@ def test_template_faces_refuse_a_bench_design_and_a_missing_file(tmp_path, monke
 
 
 def test_template_characters_are_the_dictionary_blocks_only():
-    from harness.baselines.ocr import TEMPLATE_BLOCKS, template_characters
+    from harness.baselines.templates import TEMPLATE_BLOCKS, template_characters
 
     chars = template_characters("/usr/share/fonts/truetype/babelstone/BabelStoneHan.ttf", 0)
     cps = [ord(c) for c in chars]
@@ -247,7 +248,8 @@ def test_template_reader_reads_a_typeface_it_has_not_seen(templates):
 
 
 def test_fused_candidates_drop_non_han_readings(hub):
-    from harness.baselines.fusion import build_fused, is_han
+    from harness.baselines.fusion import is_han
+    from harness.baselines.fusion_fit import build_fused
     from harness.baselines.ocr import Reading
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=False)
@@ -260,7 +262,7 @@ def test_fused_candidates_drop_non_han_readings(hub):
 def test_unseen_pair_condition_hides_the_pair_only():
     from types import SimpleNamespace
 
-    from harness.baselines.fusion import _askable, _condition_mask
+    from harness.baselines.fusion_fit import _askable, _condition_mask
 
     fb = SimpleNamespace(gallery=SimpleNamespace(characters=["江", "江", "江", "河"]))
     alias = ["楷书", "楷书", "篆书", "楷书"]
@@ -272,7 +274,7 @@ def test_unseen_pair_condition_hides_the_pair_only():
 
 
 def test_policy_takes_retrieval_first_only_where_it_is_right_more_often():
-    from harness.baselines.fusion import choose_policy
+    from harness.baselines.fusion_fit import choose_policy
 
     scripts = ["甲骨文"] * 4 + ["楷书"] * 4
     confidence = np.asarray([0.9, 0.2, 0.2, 0.2, 0.9, 0.9, 0.9, 0.2])
@@ -288,7 +290,7 @@ def test_policy_takes_retrieval_first_only_where_it_is_right_more_often():
 def test_decide_follows_the_scripts_policy(hub):
     import copy
 
-    from harness.baselines.fusion import build_fused
+    from harness.baselines.fusion_fit import build_fused
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=False)
     g = fb.gallery
@@ -311,7 +313,8 @@ def test_decide_follows_the_scripts_policy(hub):
 def test_fused_candidates_include_what_only_the_templates_name(hub, templates):
     from builder.glyphs.fonts import resolve_design
     from builder.glyphs.render import font_image
-    from harness.baselines.fusion import FEATURES, build_fused
+    from harness.baselines.fusion import FEATURES
+    from harness.baselines.fusion_fit import build_fused
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=templates)
     assert fb.describe()["templates"]["characters"] == len(TEMPLATE_VOCAB)

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -112,6 +113,7 @@ def _lines(path):
     return [json.loads(x) for x in Path(path).read_text("utf-8").splitlines()]
 
 
+@pytest.mark.server
 def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failures(hub, server, tmp_path,
                                                                                        monkeypatch):
     monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
@@ -145,6 +147,7 @@ def test_server_error_is_recorded_per_item_and_a_resumed_run_asks_only_the_failu
     assert server.requests == []
 
 
+@pytest.mark.server
 def test_a_run_whose_first_answers_all_fail_stops_early_and_a_rerun_completes(hub, server, tmp_path, monkeypatch):
     import harness.eval.ask as ask
 
@@ -166,15 +169,19 @@ def test_a_run_whose_first_answers_all_fail_stops_early_and_a_rerun_completes(hu
     assert len(server.requests) == n and res["run"]["errors"] == 0 and res["run"]["errors_retried"] == 5
 
 
+@pytest.mark.server
+@pytest.mark.subprocess
 def test_a_killed_run_loses_only_in_flight_items(hub, server, tmp_path):
     n = len(load_bench(hub["bench"], "all", "test"))
     server.hang_after = 20
     out = tmp_path / "run"
-    cmd = [str(REPO / ".venv" / "bin" / "jiezi"), "eval", "--model", f"openai:tiny-vl@{server.url}",
+    # this interpreter and this checkout's CLI (cwd first on sys.path), not whichever `jiezi` is installed
+    cmd = [sys.executable, "-m", "jiezi_cli", "eval", "--model", f"openai:tiny-vl@{server.url}",
            "--bench", str(hub["bench"]), "--output", str(out), "--concurrency", "2", "--no-bertscore",
            "--no-progress", "--cache-dir", str(tmp_path / "cache"), "--timeout", "60"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
         deadline = time.time() + 120
         pred = out / "predictions.jsonl"
@@ -204,6 +211,7 @@ def test_a_killed_run_loses_only_in_flight_items(hub, server, tmp_path):
     assert len(_lines(out / "predictions.jsonl")) == n
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("strategy", ["icl", "rag", "dict"])
 def test_training_free_strategies_put_retrieved_context_in_the_prompt(hub, server, tmp_path, strategy):
     res = evaluate(_opts(hub, server, tmp_path / strategy, strategy=strategy, limit=8))
@@ -222,6 +230,7 @@ def test_training_free_strategies_put_retrieved_context_in_the_prompt(hub, serve
     assert res["strategy"]["retriever"]["embedder"]["embedder"] == "hog"
 
 
+@pytest.mark.server
 def test_paraphrase_run_asks_every_question_in_three_wordings(hub, server, tmp_path):
     res = evaluate(_opts(hub, server, tmp_path / "para", paraphrases=2, limit=8))
     assert len(server.requests) == 24
@@ -238,6 +247,7 @@ def test_paraphrase_run_asks_every_question_in_three_wordings(hub, server, tmp_p
     assert res2["paraphrase"]["source"] == "templates"
 
 
+@pytest.mark.server
 def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, tmp_path, monkeypatch):
     from harness.scoring import ScoringSetupError, make_judge
 
@@ -252,6 +262,7 @@ def test_judge_spec_scores_evoi_through_an_openai_compatible_judge(hub, server, 
         make_judge("gpt-4o")
 
 
+@pytest.mark.server
 def test_a_run_with_no_answer_at_all_is_not_scored_and_a_partial_one_warns(hub, server, tmp_path):
     server.fail = ("",)
     out = tmp_path / "run"

@@ -84,6 +84,7 @@ def test_images_are_one_row_each_with_an_eight_field_reference(hub):
     assert all(isinstance(ref["构件"][n]["功能"], list) for n in ref["构件"])
 
 
+@pytest.mark.server
 def test_openai_paper_run_one_request_per_image_and_both_scorings(hub, tmp_path, monkeypatch):
     monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
     ds, _ = load_paper_images(hub["bench"])
@@ -113,6 +114,7 @@ def test_openai_paper_run_one_request_per_image_and_both_scorings(hub, tmp_path,
         server.close()
 
 
+@pytest.mark.server
 def test_prompt_file_replaces_our_prompt_and_system_turn(hub, tmp_path, monkeypatch):
     monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
     prompt = tmp_path / "theirs.txt"
@@ -251,6 +253,7 @@ def _paper_run(hub, root: Path, server_url: str) -> Path:
     return run
 
 
+@pytest.mark.server
 def test_a_paper_run_is_a_board_row_of_its_protocol_and_scoring(hub, tmp_path, monkeypatch):
     monkeypatch.setenv("JIEZI_API_KEY", "sk-test")
     ds, _ = load_paper_images(hub["bench"])

@@ -115,6 +115,7 @@ for _ in tqdm(range(60), desc="answer"):
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("entry", ["jiezi", "bare"])
 def test_progress_bars_in_a_log_redraw_at_most_once_a_second(entry):
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("TQDM_")}

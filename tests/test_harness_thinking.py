@@ -33,6 +33,7 @@ def server():
     s.close()
 
 
+@pytest.mark.server
 def test_each_setting_is_sent_and_recorded(hub, server, tmp_path):
     off = evaluate(_opts(hub, server, tmp_path / "off", config="L1", thinking="off"))
     sent = [(r["chat_template_kwargs"], r["reasoning_effort"]) for r in server.requests]
@@ -53,6 +54,7 @@ def test_each_setting_is_sent_and_recorded(hub, server, tmp_path):
     assert default["model"]["thinking"]["mode"] == "unknown"
 
 
+@pytest.mark.server
 def test_a_changed_setting_is_another_run_and_bad_values_are_refused(hub, server, tmp_path):
     evaluate(_opts(hub, server, tmp_path / "run", config="L1", thinking="off"))
     with pytest.raises(RunError, match="holds another run"):
@@ -63,6 +65,7 @@ def test_a_changed_setting_is_another_run_and_bad_values_are_refused(hub, server
             evaluate(EvalOptions(model=f"openai:m@{server.url}", bench=str(hub["bench"]), output=tmp_path / "x", **kw))
 
 
+@pytest.mark.server
 def test_a_board_has_one_row_per_setting(hub, server, tmp_path):
     for mode, budget in (("off", None), ("on", "high")):
         # the loopback model answers the same either way: still one row per setting

@@ -19,6 +19,7 @@ def test_the_judge_states_the_same_client_settings():
     assert (j.timeout, j.max_retries) == (DEFAULT_TIMEOUT, DEFAULT_MAX_RETRIES)
 
 
+@pytest.mark.server
 def test_retries_then_answers_and_passes_parameters(openai_server):
     replies = [Reply(status=503), Reply(status=429, headers={"Retry-After": "0"}), "江"]
     openai_server.respond = lambda call: replies.pop(0)
@@ -29,6 +30,7 @@ def test_retries_then_answers_and_passes_parameters(openai_server):
     assert call.auth == "Bearer sk-x" and call.model == "tiny" and call.body["max_tokens"] == 7
 
 
+@pytest.mark.server
 def test_no_usable_reply_is_a_chat_error(openai_server):
     client = ChatClient(openai_server.url, "tiny", max_retries=1)
     openai_server.respond = lambda call: Reply("server exploded", status=500)
@@ -45,6 +47,7 @@ def test_no_usable_reply_is_a_chat_error(openai_server):
         ChatClient("http://127.0.0.1:9/v1", "m", max_retries=0, timeout=2).complete([{"role": "user", "content": "x"}])
 
 
+@pytest.mark.server
 def test_a_copy_sent_to_a_worker_opens_its_own_connections(openai_server):
     openai_server.respond = lambda call: "ok"
     client = ChatClient(openai_server.url, "tiny")

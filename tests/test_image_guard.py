@@ -93,6 +93,7 @@ def test_a_user_folder_skips_each_bad_image_and_keeps_the_rest(sources_dir, tmp_
     assert all("\n" not in r for r in reasons.values())
 
 
+@pytest.mark.server
 def test_a_paper_run_records_the_bad_image_and_answers_the_rest(tmp_path):
     from harness_fixtures import build_hub_folders
     from test_harness_paper import PaperServer, _official_fixture, _opts

@@ -57,10 +57,12 @@ def _check(out: dict) -> None:
     assert out["char2"] == 50.0
 
 
+@pytest.mark.subprocess
 def test_evaluate_load_from_repo_root():
     _check(_run(SCRIPT.format(path="metrics/acce"), cwd=REPO))
 
 
+@pytest.mark.subprocess
 def test_metric_folder_works_on_its_own(tmp_path):
     # What the jiezi/acce Space holds: this folder alone, no project package on the path,
     # checked out under another name (Spaces use /home/user/app).
@@ -107,6 +109,7 @@ def test_metric_card_front_matter():
         assert dist in reqs
 
 
+@pytest.mark.server
 @pytest.mark.slow
 def test_app_serves_under_gradio_6():
     import gradio as gr

@@ -14,7 +14,15 @@ from metrics.acce.extract import (
     extract_script,
     extract_structure,
 )
-from metrics.acce.labels import FORMATIONS, SCRIPTS, STRUCTURES
+from metrics.acce.labels import (
+    EARLY_FORM_SCRIPTS,
+    FORMATIONS,
+    MODERN_SCRIPTS,
+    REGULAR_SCRIPTS,
+    SCRIPTS,
+    STRUCTURES,
+    scoring_script,
+)
 from metrics.acce.normalize import component_key, normalize_text, similarity
 
 
@@ -304,3 +312,12 @@ def test_unicode_15_1_idcs_agree_between_builder_and_metric(ids):
     assert extract_structure(ids) == gold and extract_structure(ids[0]) == gold
     r = score([ids[0], ids], [{"structure": gold}] * 2, ["STRC"] * 2, settings={"bertscore": False, "progress": False})
     assert r["STRC"] == 100.0  # the source's own IDC, alone or as an IDS, scores
+
+
+def test_script_classes_partition_the_scripts():
+    # early forms, the seal and the modern scripts: every script in exactly one class (the
+    # harness's fused baseline and the builder's glyph_form read these classes)
+    assert not EARLY_FORM_SCRIPTS & MODERN_SCRIPTS and "篆书" not in EARLY_FORM_SCRIPTS | MODERN_SCRIPTS
+    assert EARLY_FORM_SCRIPTS | MODERN_SCRIPTS | {"篆书"} == set(SCRIPTS)
+    assert set(REGULAR_SCRIPTS) <= MODERN_SCRIPTS
+    assert {s for s in SCRIPTS if scoring_script(s) != s} == {"简体"} and scoring_script("简体") == "楷书"

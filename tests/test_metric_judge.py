@@ -95,6 +95,7 @@ def make_judge(server, tmp_path, **kw):
     return OpenAIJudge(server.url, "loopback-judge", "sk-test", cache=tmp_path / "judge.sqlite", **kw)
 
 
+@pytest.mark.server
 def test_429_then_success_and_non_retryable_status(tmp_path):
     with JudgeServer({"rl": [("status", 429), ("status", 503), ("reply", "分数：4")],
                       "bad_request": [("status", 400)]}) as srv:
@@ -105,6 +106,7 @@ def test_429_then_success_and_non_retryable_status(tmp_path):
     assert res[1].score is None and res[1].transport and "HTTP 400" in res[1].error and srv.count("bad_request") == 1
 
 
+@pytest.mark.server
 def test_timeout_is_retried_then_gives_up(tmp_path):
     with JudgeServer({"slow_once": [("sleep", 1.5, "分数：1"), ("reply", "分数：3")],
                       "slow": [("sleep", 1.5, "分数：1")]}) as srv:
@@ -116,6 +118,7 @@ def test_timeout_is_retried_then_gives_up(tmp_path):
     assert len(judge.cache) == 1  # the transport failure is not cached: a rerun retries it
 
 
+@pytest.mark.server
 def test_malformed_body(tmp_path):
     with JudgeServer({"garbled_once": [("body", "<html>oops"), ("reply", "3分")],
                       "garbled": [("body", '{"choices": []}')]}) as srv:
@@ -126,6 +129,7 @@ def test_malformed_body(tmp_path):
     assert res[1].score is None and "malformed response body" in res[1].error and srv.count("garbled") == 3
 
 
+@pytest.mark.server
 def test_cache_makes_reruns_free_and_resumes_interrupted_runs(tmp_path):
     behaviours = {"a": [("reply", "分数：4")], "b": [("reply", "5")], "c": [("status", 500)], "d": [("reply", "1分")]}
     reqs = [JudgeRequest("FAC", "参考", f"回答 #{m}#") for m in "abcd"]
@@ -149,6 +153,7 @@ def test_cache_makes_reruns_free_and_resumes_interrupted_runs(tmp_path):
     assert len(cache) == 4
 
 
+@pytest.mark.server
 def test_cache_key_includes_model_prompt_version_and_axis(tmp_path):
     with JudgeServer() as srv:
         judge = make_judge(srv, tmp_path)
@@ -162,6 +167,7 @@ def test_cache_key_includes_model_prompt_version_and_axis(tmp_path):
         assert len(srv.requests) == 4
 
 
+@pytest.mark.server
 def test_bounded_concurrency(tmp_path):
     reqs = [JudgeRequest("FAC", "参考", f"回答{i}") for i in range(12)]
     with JudgeServer(delay=0.2) as srv:
@@ -184,6 +190,7 @@ def test_env_configuration(tmp_path, monkeypatch):
 EVOI_REF = {"evolution": "甲骨文象水流之形，金文承之，篆文整齐化，隶变后作江。"}
 
 
+@pytest.mark.server
 def test_evoi_in_score_strict_lenient_and_counts(tmp_path):
     behaviours = {
         "i1:FAC": [("reply", "3分")], "i1:SCE": [("reply", "Score: 4/4")],
@@ -263,6 +270,7 @@ def test_json_replies_parse(reply, axis, expected):
     assert value == expected and (error is None) == (expected is not None)
 
 
+@pytest.mark.server
 def test_evoi_reads_each_axis_from_a_two_axis_reply(tmp_path):
     with JudgeServer({"both": [("reply", BOTH_AXES)]}) as srv:
         r = score(["金文作江 #both#"], [EVOI_REF], ["EVOI"], judge=make_judge(srv, tmp_path),

@@ -293,6 +293,7 @@ def test_judge_callable_scales_and_skips_empty_reference():
     assert res["EVOI_SCE"] == {"success_mean": None, "with_failures": None, "n": 0}
 
 
+@pytest.mark.server
 def test_judge_over_loopback_server_json_and_text_replies(tmp_path):
     behaviours = {"a:FAC": [("reply", '{"score": 4}')], "a:SCE": [("reply", '{"score": "2"}')],
                   "b:FAC": [("reply", "分数：1")], "b:SCE": [("reply", "无法评分")]}

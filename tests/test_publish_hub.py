@@ -146,6 +146,45 @@ def test_jiezi_build_writes_report_and_is_cached(sources_dir, tmp_path):
     assert again["dataset"]["qa_pairs"] == report["dataset"]["qa_pairs"]
 
 
+def test_publish_card_takes_the_baseline_runs_without_a_rebuild(built, tmp_path):
+    """`jiezi publish card` puts a saved baseline run's per-script scores into the bench card
+    and report.json in place (no second `jiezi build`, issue 23), and the card is then the
+    one a full publication with those baselines writes."""
+    import shutil
+
+    out, report = built
+    work = tmp_path / "out"
+    shutil.copytree(out / "jiezi-bench", work / "jiezi-bench")
+    (work / "report.json").write_text(json.dumps({"bench": {"questions": 1, "baselines": {}}}), "utf-8")
+    before = (work / "jiezi-bench" / "README.md").read_text("utf-8")
+    assert "### Baselines per script" not in before and "<!-- jiezi:baselines -->\n<!-- /jiezi:baselines -->" in before
+    run = work / "eval" / "retrieval"
+    run.mkdir(parents=True)
+    res = {"format": "jiezi-eval-results/1", "model": {"spec": "retrieval"},
+           "bench": {"config": "all", "split": "test", "rows": 3, "fingerprint": "f" * 64},
+           "scores": {"CHAR": 50.0, "SCRC": 100.0},
+           "breakdown": {"script": {"金文": {"CHAR": 0.0, "SCRC": 100.0}, "楷书": {"CHAR": 100.0, "SCRC": None}}}}
+    (run / "results.json").write_text(json.dumps(res, ensure_ascii=False), "utf-8")
+
+    res = CliRunner().invoke(app, ["publish", "card", "--output", str(work)])
+    assert res.exit_code == 0, res.output
+    card = (work / "jiezi-bench" / "README.md").read_text("utf-8")
+    assert "### Baselines per script" in card and "| 金文 | 0.0 | 100.0 |" in card and "| 楷书 | 100.0 | - |" in card
+    baselines = json.loads((work / "report.json").read_text("utf-8"))["bench"]["baselines"]
+    assert baselines["retrieval"]["by_script"]["金文"] == {"CHAR": 0.0, "SCRC": 100.0}
+    # only the section changed: the YAML header (content fingerprint) and the rest of the text stay
+    head, tail = before.split("<!-- jiezi:baselines -->")[0], before.split("<!-- /jiezi:baselines -->")[1]
+    assert card.startswith(head) and card.endswith(tail)
+    # the same card as writing the whole folder with those baselines in the report
+    full = write_hub_folder(out, "bench", tmp_path / "full",
+                            report={**report, "bench": {**report["bench"], "baselines": baselines}}, progress=False)
+    assert (full / "README.md").read_text("utf-8") == card
+    res = CliRunner().invoke(app, ["publish", "card", "--output", str(work)])
+    assert res.exit_code == 0 and "card unchanged, report unchanged" in res.output
+    res = CliRunner().invoke(app, ["publish", "card", "--output", str(tmp_path / "nothing")])
+    assert res.exit_code == 2, res.output
+
+
 def test_push_refuses_an_unfinished_folder(tmp_path):
     from builder.publish.write import push
 
@@ -250,6 +289,7 @@ def test_the_publication_key_follows_its_imports():
     assert {"jiezi_bench", "jiezi_dataset", "hub.rows", "hub.templates", "hub.layout", "metrics.acce.paper"} <= reached
 
 
+@pytest.mark.subprocess
 def test_editing_the_paper_protocol_republishes_the_bench(sources_dir, tmp_path):
     """Issue 23: the hand-kept list of the publication key missed metrics/acce/paper.py, so an
     edit there served a stale bench ``images`` config. On a copy of the project: a second

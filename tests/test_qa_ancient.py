@@ -22,7 +22,8 @@ from builder.qa.evolution import derive
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.interpretation import _reading
 from builder.qa.questions import bench_eligible, bench_qa, dataset_qa
-from builder.qa.stage import load_duan, load_modern_forms, load_shuowen, template_diversity
+from builder.qa.stage import load_duan, load_modern_forms, load_shuowen
+from builder.qa.stage_report import template_diversity
 from builder.qa.wording import FONT_REGION_REASON, image_missing
 from builder.records.build import BuildOptions, build
 from builder.schema import GlyphImage, GlyphRecord

@@ -34,6 +34,7 @@ def test_added_facts_detects_new_content():
     assert any("'gōng'" in r for r in added_facts(ORIGINAL, ORIGINAL + " gōng"))
 
 
+@pytest.mark.server
 def test_polish_accepts_faithful_rewrite_and_rejects_added_fact(server, tmp_path):
     url = server.url
     server.replies[:] = [FAITHFUL, ADDS_FACT, "500"]

@@ -103,6 +103,7 @@ def _build_records(root: Path, out: Path, sources_dir: Path) -> str:
     return res.stdout
 
 
+@pytest.mark.subprocess
 def test_editing_an_imported_module_rebuilds_the_records_stage(sources_dir, tmp_path):
     root = copy_project(tmp_path / "copy")
     out = tmp_path / "records"

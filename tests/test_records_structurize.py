@@ -138,6 +138,7 @@ JIANG_REPLY = {
 }
 
 
+@pytest.mark.server
 def test_llm_structurizer_retries_a_truncated_reply_and_the_fidelity_check_drops_inventions(sources_dir, openai_server,
                                                                                              tmp_path):
     server, url = openai_server, openai_server.url
@@ -170,6 +171,7 @@ def test_llm_structurizer_retries_a_truncated_reply_and_the_fidelity_check_drops
     assert len(server.calls) == n
 
 
+@pytest.mark.server
 def test_llm_paged_mode_merges_pages(sources_dir, openai_server):
     server, url = openai_server, openai_server.url
 
@@ -195,6 +197,7 @@ def test_llm_paged_mode_merges_pages(sources_dir, openai_server):
     assert [c.name for c in head.components] == ["工"] and not head.flags
 
 
+@pytest.mark.server
 def test_llm_failure_falls_back_to_rules_and_is_logged(sources_dir, openai_server):
     server, url = openai_server, openai_server.url
     server.respond = lambda call: "not json"
@@ -204,6 +207,7 @@ def test_llm_failure_falls_back_to_rules_and_is_logged(sources_dir, openai_serve
     assert llm.skipped.counts() == {"llm-failed": 1} and "invalid JSON" in llm.skipped.items[0].reason
 
 
+@pytest.mark.server
 def test_build_with_the_llm_structurizer(sources_dir, openai_server, tmp_path):
     from builder.records.build import BuildOptions, build
     from builder.schema import GlyphRecord

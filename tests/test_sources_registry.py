@@ -97,6 +97,7 @@ def mirror(tmp_path):
     server.server_close()
 
 
+@pytest.mark.server
 def test_fetch_with_pooch_from_a_loopback_mirror(sources_dir, tmp_path, mirror):
     root, url = mirror
     # 1. raw files at the pinned commit (makemeahanzi: real files, real hashes)

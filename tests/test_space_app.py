@@ -122,6 +122,7 @@ def test_missing_data_is_a_message_not_a_crash(tmp_path, monkeypatch):
     assert "not available" in h.resources.status()
 
 
+@pytest.mark.server
 def test_launch_makes_no_network_call(monkeypatch, tmp_path):
     """Building and launching the app (Hub defaults, nothing loaded yet) connects to
     nothing but its own 127.0.0.1 server: no analytics, no version check, no Hub."""
@@ -267,6 +268,7 @@ def test_bad_inputs_in_the_exegesis_tab(handlers):
     assert "pick a bench item" in status
 
 
+@pytest.mark.server
 def test_openai_backend_answers_every_question_and_keeps_going_after_an_error(data, tmp_path, monkeypatch):
     from space.app import Handlers
 
@@ -323,6 +325,7 @@ def test_submit_wrapper(data, tmp_path):
 
 
 # ----------------------------------------------------------------------- bundle and CLI
+@pytest.mark.subprocess
 def test_space_bundle_is_self_contained(data, tmp_path):
     from huggingface_hub import SpaceCard
 
@@ -462,6 +465,7 @@ def test_an_empty_upload_has_its_own_message(data, tmp_path):
     assert seen and seen[0][0] < 1 and "validating and scoring 1 lines" in seen[0][1]
 
 
+@pytest.mark.slow  # the fused baseline fitted: 35-65 s on 2 cores
 def test_jiezi_explain_json_one_object_per_image(data, tmp_path, monkeypatch):
     monkeypatch.setenv("JIEZI_CACHE", str(tmp_path / "cache"))
     char, _ = _gallery_only_character_of(data)
@@ -494,6 +498,7 @@ def test_jiezi_explain_json_one_object_per_image(data, tmp_path, monkeypatch):
     assert all(v is None for level in unknown["levels"].values() for v in level.values())
 
 
+@pytest.mark.slow  # the fused baseline fitted: 35-65 s on 2 cores
 def test_jiezi_explain_bad_images_one_line_each(data, tmp_path, monkeypatch):
     from image_files import write_bomb_png, write_truncated_png
 

@@ -28,7 +28,7 @@ from metrics.acce import labels
 
 from space_fixtures import build_space_data, encode, glyph, incomplete_predictions, run_retrieval_eval, serve_chat
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.subprocess, pytest.mark.server]  # a jiezi space process, Chromium
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"

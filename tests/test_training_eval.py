@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "training" / "recipes" / "qwen3_5-2b.yaml"
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_trained_checkpoint_answers_bench_rows_through_jiezi_eval(tmp_path):
     bench, dataset = build_hub_folders(tmp_path)  # the harness tests' bench + dataset (publication features)

@@ -145,6 +145,7 @@ def test_max_length_too_short_for_the_image_is_refused_before_training(tiny, dat
     assert not (tmp_path / "short" / RUN_RECORD).exists()
 
 
+@pytest.mark.subprocess
 def test_jiezi_train_run_through_accelerate_launch(tiny, dataset, tmp_path):
     """The CLI end to end: `jiezi train run` -> `accelerate launch training/sft.py` (1 CPU process)."""
     config = tmp_path / "cpu.yaml"

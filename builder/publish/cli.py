@@ -6,6 +6,9 @@
   unchanged inputs only checks fingerprints.
 - ``jiezi audit sample --output DIR --sheet S.csv`` / ``jiezi audit ingest S.csv --output DIR``.
 - ``jiezi publish dataset|bench --output DIR (--repo-id ID | --dry-run)``.
+- ``jiezi publish card --output DIR``: the bench card's "Baselines per script" section and
+  ``DIR/report.json``'s ``bench.baselines`` from the baseline runs of ``jiezi eval`` saved in
+  ``DIR/eval/`` (``builder.publish.card_baselines``), in place: no rebuild.
 
 Heavy imports happen inside the commands so ``jiezi --help`` stays fast.
 """
@@ -145,12 +148,16 @@ def _run_publish(output: Path, qa_report: dict, *, workers: int, force: bool) ->
     from builder.publish.write import PublishError, write_hub_folder  # heavy: imports datasets
 
     typer.echo("[3/3] Hub folders", err=True)
+    from builder.publish.card_baselines import update_card
+
     folders = {}
     fingerprint = json.loads((output / "qa" / "fingerprint.json").read_text("utf-8"))
     for kind in ("dataset", "bench"):
         folder = output / f"jiezi-{kind}"
-        fresh_card = kind == "bench" and qa_report["bench"].get("baselines")  # a card is quick to redo
-        if not force and not fresh_card and _publish_cached(folder, fingerprint):
+        if not force and _publish_cached(folder, fingerprint):
+            if kind == "bench":  # baseline runs saved since the card was written: its section only
+                with reraise_as_cli_error(ValueError, item=folder / "README.md"):
+                    update_card(folder, qa_report["bench"].get("baselines") or {})
             folders[kind] = {"folder": str(folder), "cached": True}
             continue
         with reraise_as_cli_error(PublishError):
@@ -270,8 +277,22 @@ def audit_ingest(
         typer.echo(f"rebuilt with the decisions: audit {report.get('audit')}")
 
 
+def _publish_card(output: Path) -> None:
+    """``jiezi publish card``: the baseline runs saved in ``output/eval/`` (:func:`_baselines`)
+    into the bench card's section and ``output/report.json`` (``builder.publish.card_baselines``);
+    exit code 2 when the build folder lacks either file or the card lacks the section."""
+    from builder.publish.card_baselines import update_card, update_report
+
+    baselines = _baselines(output)
+    card, report = output / "jiezi-bench", output / "report.json"
+    with reraise_as_cli_error(FileNotFoundError, ValueError, item=output):
+        changed = {"card": update_card(card, baselines), "report": update_report(report, baselines)}
+    what = ", ".join(f"{k} {'updated' if v else 'unchanged'}" for k, v in changed.items())
+    typer.echo(f"baselines {', '.join(baselines) or '(none saved in eval/)'}: {what}")
+
+
 def publish(
-    resource: str = typer.Argument(..., help="dataset or bench"),
+    resource: str = typer.Argument(..., help="dataset or bench; card: only the bench card's baselines and report.json"),
     output: Path = typer.Option(..., "--output", "-o", help="The `jiezi build` folder (with qa/)."),
     repo_id: Optional[str] = typer.Option(None, "--repo-id", help="Hub dataset repo to push to, e.g. jiezi/bench."),
     folder: Optional[Path] = typer.Option(None, "--folder", help="Where to write the Hub layout (default: OUT/jiezi-<resource>)."),
@@ -279,11 +300,15 @@ def publish(
     private: bool = typer.Option(False, "--private", help="Create the repo as private."),
     token_env: str = typer.Option("HF_TOKEN", help="Environment variable holding the Hub token."),
 ) -> None:
-    """Write the Hub layout (parquet shards per config and split, README card) and push it."""
+    """Write the Hub layout (parquet shards per config and split, README card) and push it;
+    ``card``: bring the bench card and report.json up to date with the saved baseline runs."""
+    if resource == "card":
+        _publish_card(output)
+        return
     from builder.publish.write import PublishError, push, write_hub_folder
 
     if resource not in ("dataset", "bench"):
-        raise CLIError("expected 'dataset' or 'bench'", item="RESOURCE", field=repr(resource))
+        raise CLIError("expected 'dataset', 'bench' or 'card'", item="RESOURCE", field=repr(resource))
     if not dry_run and not repo_id:
         raise CLIError("is required unless --dry-run", item="--repo-id")
     with reraise_as_cli_error(PublishError):

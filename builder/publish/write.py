@@ -49,6 +49,7 @@ from tqdm.auto import tqdm
 import jiezi_bench
 import jiezi_dataset
 from builder.codekey import code_digest
+from builder.publish.card_baselines import baselines_markdown
 from builder.qa import narrative
 from hub.layout import records_dir_of
 from hub.read import content_fingerprint
@@ -443,6 +444,8 @@ def render_card(kind: str, infos: dict[str, datasets.DatasetInfo], report: dict,
         source_licences=SOURCE_LICENCES, rules_table=narrative.rules_table_markdown(),
         scripts_all=list(labels.SCRIPTS), left_out=left_out or {}, rows=rows,
         label_skew=label_skew(out_dir) if kind == "bench" else [],
+        # the baseline runs' per-script scores; `jiezi publish card` renders this section again
+        baselines_section=baselines_markdown(report["bench"].get("baselines") or {}) if kind == "bench" else "",
         # readable JSON in the card (jinja's tojson escapes every CJK character)
         as_json=lambda value: json.dumps(value, ensure_ascii=False),
     )

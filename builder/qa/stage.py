@@ -31,7 +31,6 @@ import json
 import re
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -48,6 +47,7 @@ from builder.qa.evidence import EvidenceIndex, ModernForms, cjkvi_links, strip_i
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.gallery import gallery_record
 from builder.qa.questions import bench_qa, dataset_qa, l2_dropped
+from builder.qa.stage_report import DatasetOut, bench_report, dataset_report
 from builder.qa.wording import image_missing
 from builder.qa.unseen_components import held_out, names_held_out
 from builder.schema import GlyphRecord
@@ -168,28 +168,6 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
     return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v})
 
 
-@dataclass
-class _DatasetOut:
-    """Counts and sets gathered while writing ``qa/dataset.jsonl``."""
-
-    stats: Counter = field(default_factory=Counter)
-    by_kind: Counter = field(default_factory=Counter)
-    by_level: Counter = field(default_factory=Counter)
-    by_script_images: Counter = field(default_factory=Counter)
-    chars: set = field(default_factory=set)
-    pairs: set = field(default_factory=set)
-    components: set = field(default_factory=set)
-    # (form, component): the components the dataset's answers name on images of each form
-    # (compose.glyph_form: "seal" for 篆书, "modern" for 楷书 / 简体 ...)
-    form_components: set = field(default_factory=set)
-    gallery: list = field(default_factory=list)
-    polished: Counter = field(default_factory=Counter)
-    evoi: list = field(default_factory=list)
-    n_images: int = 0
-    n_pairs: int = 0
-    mentions: int = 0  # answers whose text names an unseen character (as a component, a variant...)
-
-
 def _fingerprint(rec_file: Path, records_dir: Path, decisions: dict, polisher, sources_dir, **opts) -> dict:
     return {
         "records_sha256": _sha_file(rec_file), "records_dir": str(records_dir.resolve()), **opts,
@@ -253,7 +231,7 @@ def names_in(d: dict) -> set[str]:
     return set(_LABEL_WORDS.sub("", d["answer"])) | set(_LABEL_WORDS.sub("", d.get("answer_en") or ""))
 
 
-def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: _DatasetOut, qa_counts: Counter, polisher,
+def _image_turns(facts, im, seed, opts, decisions, unseen_chars, out: DatasetOut, qa_counts: Counter, polisher,
                  held: set | frozenset = frozenset()):
     """The QA dicts of one dataset image (polished, audited, unseen-character and
     held-out-component filtered)."""
@@ -289,9 +267,9 @@ def _reserved(rec: GlyphRecord, bench_chars: set[str]) -> bool:
 
 
 def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progress, tmp: Path,
-                  qa_counts: Counter, held: set | frozenset = frozenset()) -> _DatasetOut:
+                  qa_counts: Counter, held: set | frozenset = frozenset()) -> DatasetOut:
     """Write ``dataset.jsonl`` (to ``tmp``): every image not withheld, deduplicated by pixels."""
-    out = _DatasetOut()
+    out = DatasetOut()
     seen_sha: set[str] = set()
     unseen_chars = set(plan.unseen_characters)
     with open(tmp, "w", encoding="utf-8") as fh:
@@ -324,7 +302,7 @@ def _dataset_rows(records, index, plan, decisions, seed, opts, polisher, progres
     return out
 
 
-def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut, form: str = "modern") -> None:
+def _count_turns(qas: list[dict], unseen_chars: set, out: DatasetOut, form: str = "modern") -> None:
     """Tally one image's turns (``form``: the image's :func:`glyph_form`) and pre-serialise
     their provenance and structured answers."""
     for d in qas:
@@ -342,7 +320,7 @@ def _count_turns(qas: list[dict], unseen_chars: set, out: _DatasetOut, form: str
         d["answer_struct_json"] = json.dumps(d.pop("answer_struct"), ensure_ascii=False)
 
 
-def _leakage(qa_dir: Path, plan, bench_rows: list[dict], ds: _DatasetOut) -> tuple[dict, set]:
+def _leakage(qa_dir: Path, plan, bench_rows: list[dict], ds: DatasetOut) -> tuple[dict, set]:
     """Fill each bench row's unseen components; the leakage counts and the bench's components."""
     # a component is unseen when no dataset answer names it on an image of the same form:
     # the seal form of 水 is not learnt from 楷书 renderings of 氵 (issue 20)
@@ -363,7 +341,7 @@ def _leakage(qa_dir: Path, plan, bench_rows: list[dict], ds: _DatasetOut) -> tup
     return leakage, bench_comp
 
 
-def _write_gallery(qa_dir: Path, records, plan, ds: _DatasetOut) -> tuple[int, int]:
+def _write_gallery(qa_dir: Path, records, plan, ds: DatasetOut) -> tuple[int, int]:
     """``records_gallery.jsonl`` and ``gallery_records.jsonl``. Returns (records in the
     dataset, gallery records quoting an unseen character)."""
     by_id = {r.id: r for r in records}
@@ -388,83 +366,6 @@ def _write_gallery(qa_dir: Path, records, plan, ds: _DatasetOut) -> tuple[int, i
     _atomic_write(qa_dir / "records_gallery.jsonl", write_gallery)
     _atomic_write(qa_dir / "gallery_records.jsonl", write_gallery_records)
     return len(records_in_dataset), quoting
-
-
-def _dataset_report(ds: _DatasetOut, n_records: int, polisher) -> dict:
-    stats = ds.stats
-    return {
-        "qa_pairs": ds.n_pairs, "images": ds.n_images, "characters": len(ds.chars),
-        "records": n_records,
-        "qa_per_image": round(ds.n_pairs / max(1, ds.n_images), 3),
-        "by_kind": dict(sorted(ds.by_kind.items())),
-        "by_subtask": _by_subtask(ds.by_kind),
-        "by_level": dict(sorted(ds.by_level.items())),
-        "by_script_images": dict(sorted(ds.by_script_images.items())),
-        "components": len(ds.components),
-        "not_asked": {k: v for k, v in sorted(stats.items()) if k.startswith("missing:")},
-        "images_missing_level": {k.split(":", 1)[1]: v for k, v in sorted(stats.items())
-                                 if k.startswith("images_missing_level:")},
-        "images_below_min_pairs": stats["images_below_min"],
-        "duplicate_images_removed": stats["duplicate_images_removed"],
-        "images_without_qa": stats["images_without_qa"],
-        "qa_dropped_naming_unseen_character": stats["qa_dropped_naming_unseen_character"],
-        "qa_dropped_naming_held_out_component": stats["qa_dropped_naming_held_out_component"],
-        "early_form_l2": {"images": stats["early_form_images_without_l2"],
-                          "kinds_not_asked": stats["early_form_l2_kinds_dropped"]},
-        "evoi_templates": template_diversity(ds.evoi),
-        "polish": dict(ds.polished) if polisher else None,
-    }
-
-
-def _script_table(plan, bench_rows: list[dict]) -> dict:
-    """Per script: images asked an L2 question, L2 questions, and the shares (0..1) of its
-    images in the unseen-pair and unseen-character splits."""
-    out = {}
-    for script in sorted({b.script for b in plan.images}):
-        imgs = [b for b in plan.images if b.script == script]
-        l2 = [r for r in bench_rows if r["script"] == script and r["level"] == "L2"]
-        out[script] = {"images": len(imgs), "l2_images": len({r["image_id"] for r in l2}), "l2_questions": len(l2),
-                       "unseen_glyph_share": round(sum(b.unseen_glyph for b in imgs) / len(imgs), 4),
-                       "unseen_character_share": round(sum(b.unseen_character for b in imgs) / len(imgs), 4)}
-    return out
-
-
-def _bench_report(plan, bench_rows: list[dict], bench_comp: set, ds: _DatasetOut, early: Counter) -> dict:
-    by_subtask_bench = Counter(r["subtask"] for r in bench_rows)
-    by_kind_bench = Counter(r["kind"] for r in bench_rows)
-    return {
-        "questions": len(bench_rows), "images": len(plan.images),
-        "characters": len({b.character for b in plan.images}),
-        "by_subtask": dict(sorted(by_subtask_bench.items())),
-        "by_kind": dict(sorted(by_kind_bench.items())),
-        "by_script": plan.stats["by_script"],
-        "by_script_questions": dict(sorted(Counter(r["script"] for r in bench_rows).items())),
-        "script_table": _script_table(plan, bench_rows),
-        "splits": {
-            "test": len(bench_rows),
-            "unseen_characters": sum(r["unseen_character"] for r in bench_rows),
-            "unseen_glyphs": sum(r["unseen_glyph"] for r in bench_rows),
-        },
-        "split_images": {
-            "unseen_characters": sum(b.unseen_character for b in plan.images),
-            "unseen_glyphs": sum(b.unseen_glyph for b in plan.images),
-        },
-        "unseen_character_share": plan.stats["unseen_character_share"],
-        "unseen_glyph_share": plan.stats["unseen_glyph_share"],
-        # (form, component) pairs of the bench no dataset answer on that form names, and the
-        # components no dataset answer names at all, on any form
-        "unseen_component_share": round(len(bench_comp - ds.form_components) / max(1, len(bench_comp)), 4),
-        "unseen_component_share_any_form": round(
-            len({c for _, c in bench_comp} - ds.components) / max(1, len({c for _, c in bench_comp})), 4),
-        "unseen_component_share_by_form": {
-            f: round(len({x for x in bench_comp if x[0] == f} - ds.form_components)
-                     / max(1, len({x for x in bench_comp if x[0] == f})), 4)
-            for f in sorted({f for f, _ in bench_comp})},
-        "component_questions_per_image": plan.stats["component_questions_per_image"],
-        "early_form_l2_not_asked": dict(sorted(early.items())),
-        "evoi_templates": template_diversity([r["answer"] for r in bench_rows if r["subtask"] == "EVOI"]),
-        "selection": plan.stats,
-    }
 
 
 def _evidence_index(records, records_dir: Path, sources_dir: Path | None, skips: SkipLog,
@@ -544,8 +445,8 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
                   lambda fh: json.dump(plan.to_json(), fh, ensure_ascii=False, indent=1))
     skips.write(qa_dir / "skipped.jsonl")
     report = {
-        "dataset": _dataset_report(ds, n_records, polisher),
-        "bench": _bench_report(plan, bench_rows, bench_comp, ds, early),
+        "dataset": dataset_report(ds, n_records, polisher),
+        "bench": bench_report(plan, bench_rows, bench_comp, ds, early),
         "leakage": leakage,
         "audit": dict(audit_counts) | dict(qa_counts),
         "skipped": skips.counts(),
@@ -558,47 +459,6 @@ def build_qa(records_dir: Path, out_dir: Path, *, seed: int = 0, bench_size: int
     _atomic_write(fp_path, lambda fh: json.dump(fingerprint, fh, indent=1))
     report["cached"] = False
     return report
-
-
-# Stage words an EVOI reference may name (dictionary order); a reference "names two or
-# more stages" when two of these groups occur in it.
-STAGE_WORDS: dict[str, tuple[str, ...]] = {
-    "甲骨文": ("甲骨",), "金文": ("金文",), "古文": ("古文",), "籒文": ("籒文", "籀文"),
-    "篆书": ("小篆", "篆文"), "隶书": ("隶书", "隸"), "俗字": ("俗字",), "今字形": ("今字", "今规范字", "今简化字", "今字形"),
-    "简化": ("简化", "繁体"),
-}
-_SLOT = re.compile(r"「[^」]*」")
-
-
-def template_diversity(texts: list[str]) -> dict:
-    """Template diversity of EVOI references: ``skeletons`` (distinct texts once every 「」
-    slot is blanked), ``top_skeleton_share`` (share of the most common skeleton),
-    ``mean_length`` (characters), ``two_or_more_stages`` (share naming at least two of the
-    stages of :data:`STAGE_WORDS`), ``by_stage`` (share naming each). Zeros for no texts."""
-    if not texts:
-        return {"references": 0, "skeletons": 0, "top_skeleton_share": 0.0, "mean_length": 0.0,
-                "two_or_more_stages": 0.0}
-    skeletons = Counter(_SLOT.sub("「」", t) for t in texts)
-    named = [{s for s, words in STAGE_WORDS.items() if any(w in t for w in words)} for t in texts]
-    return {
-        "references": len(texts),
-        "skeletons": len(skeletons),
-        "top_skeleton_share": round(skeletons.most_common(1)[0][1] / len(texts), 4),
-        "mean_length": round(sum(len(t) for t in texts) / len(texts), 1),
-        "two_or_more_stages": round(sum(len(n) >= 2 for n in named) / len(texts), 4),
-        # share of references naming each stage (the early ones are what the seal-only
-        # narratives lacked)
-        "by_stage": {s: round(sum(s in n for n in named) / len(texts), 4) for s in STAGE_WORDS},
-    }
-
-
-def _by_subtask(by_kind: Counter) -> dict:
-    from hub.templates import KINDS
-
-    out: Counter = Counter()
-    for kind, n in by_kind.items():
-        out[KINDS[kind][0]] += n
-    return dict(sorted(out.items()))
 
 
 def read_jsonl(path: Path):

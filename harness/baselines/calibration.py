@@ -37,7 +37,7 @@ def held_out_mask(gallery: Gallery, picked: np.ndarray, condition: str):
             return m
         return exclude
     values = gallery.characters if condition == "unseen character" else [
-        labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in gallery.scripts]
+        labels.scoring_script(x) for x in gallery.scripts]
     _, codes = np.unique(np.asarray(values, object), return_inverse=True)
 
     def exclude(start, stop):
@@ -50,7 +50,7 @@ def calibration_rows(gallery: Gallery, per_script: int = CALIBRATION_PER_SCRIPT,
     """The held-out gallery rows of a calibration: up to ``per_script`` per script
     (scoring aliases merged, 简体 with 楷书), a seeded random choice among the rows where
     the optional ``(len(gallery),)`` bool mask ``eligible`` holds, sorted ``(m,)`` int64."""
-    alias = np.asarray([labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in gallery.scripts], object)
+    alias = np.asarray([labels.scoring_script(x) for x in gallery.scripts], object)
     ok = np.ones(len(alias), bool) if eligible is None else np.asarray(eligible, bool)
     rng = np.random.default_rng(seed)
     return np.sort(np.concatenate([rng.permutation(np.flatnonzero((alias == s) & ok))[:per_script]
@@ -74,7 +74,7 @@ def calibration_samples(baseline: "RetrievalBaseline", per_script: int = CALIBRA
     from harness.baselines.abstention import FEATURES
 
     g = baseline.gallery
-    alias = np.asarray([labels.SCRIPT_SCORING_ALIAS.get(x, x) for x in g.scripts], object)
+    alias = np.asarray([labels.scoring_script(x) for x in g.scripts], object)
     picked = calibration_rows(g, per_script, seed)
     queries = g.embeddings[picked]
     pairs = Counter(zip(g.characters, alias.tolist()))

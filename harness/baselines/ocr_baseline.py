@@ -32,7 +32,12 @@ from harness.baselines.retrieval import RetrievalBaseline
 from metrics.acce import labels
 
 OCR_FEATURES = ("probability", "margin")
-MODERN_FIRST = ("楷书", "简体", "隶书", "草书", "篆书", "战国文字", "金文", "甲骨文")
+# The script whose record a character's later levels are read from: regular script first,
+# then the other modern scripts, then the ancient ones newest first (楷书 简体 隶书 草书 篆书
+# 战国文字 金文 甲骨文).
+MODERN_FIRST = (*labels.REGULAR_SCRIPTS,
+                *(s for s in labels.SCRIPTS if s in labels.MODERN_SCRIPTS and s not in labels.REGULAR_SCRIPTS),
+                *reversed([s for s in labels.SCRIPTS if s not in labels.MODERN_SCRIPTS]))
 
 
 class OCRBaseline:
@@ -143,7 +148,7 @@ def fit_ocr_calibration(ob: OCRBaseline, *, per_script: int = CALIBRATION_PER_SC
             ranked = ob.ranked(reading)
             xs.append(ob.features(ranked))
             ys.append(bool(ranked) and same_character(ranked[0][0], g.characters[q]))
-            scripts.append(labels.SCRIPT_SCORING_ALIAS.get(g.scripts[q], g.scripts[q]))
+            scripts.append(labels.scoring_script(g.scripts[q]))
             conds.append(condition)
     x, y = np.asarray(xs, np.float64), np.asarray(ys, bool)
     order = np.random.default_rng(seed + 1).permutation(len(y))

@@ -166,7 +166,7 @@ class RetrievalBaseline:
         acc: dict[str, float] = defaultdict(float)
         for wi, i in zip(w, idx):
             s = self.gallery.scripts[int(i)]
-            acc[labels.SCRIPT_SCORING_ALIAS.get(s, s)] += float(wi)
+            acc[labels.scoring_script(s)] += float(wi)
         return max(acc, key=acc.get)
 
     def features(self, sims: np.ndarray, idx: np.ndarray) -> tuple[dict, list]:

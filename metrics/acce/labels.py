@@ -70,6 +70,11 @@ ANCIENT_SCRIPTS: tuple[str, ...] = tuple(s for s in SCRIPTS if s not in REGULAR_
 # IDS the modern character): the bench asks their images no structure, component or
 # formation question, and records of them carry no such analysis.
 EARLY_FORM_SCRIPTS = frozenset({"甲骨文", "金文", "战国文字"})
+# The scripts after the seal (clerical, regular, cursive, simplified): the modern character's
+# form, which the IDS analyses (builder.qa.compose.glyph_form calls their images "modern");
+# the PP-OCR recogniser reads them well (harness.baselines.fusion). With EARLY_FORM_SCRIPTS
+# and 篆书 they partition SCRIPTS.
+MODERN_SCRIPTS = frozenset({"隶书", "楷书", "草书", "简体"})
 # Scoring treats a simplified form as regular script (ACCE.md section 1): :func:`scoring_script`.
 SCRIPT_SCORING_ALIAS: dict[str, str] = {"简体": "楷书"}
 

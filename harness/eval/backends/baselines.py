@@ -188,7 +188,7 @@ class FusedBackend(_ReadingBackend):
     @classmethod
     def create(cls, spec: ModelSpec, options: BackendOptions) -> "FusedBackend":
         """Gallery, recogniser and fitted fusion model of ``options``."""
-        from harness.baselines.fusion import build_fused
+        from harness.baselines.fusion_fit import build_fused
         from harness.baselines.ocr import GlyphReader
 
         settings = _retrieval_settings(options)
