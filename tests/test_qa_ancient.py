@@ -163,11 +163,13 @@ def test_font_drawing_another_decomposition_gets_no_structure_question(audited):
     def img(font):
         return GlyphImage(id=f"font-{font}", path="x.png", script="楷书", source=f"font:{font}", licence="OFL-1.1",
                           style="font-song", font=font, width=128, height=128, sha256="0" * 64)
-    # cjkvi-ids: 舊 ⿱萑臼 [GJK], ⿱雈臼 [T]; the record's IDS is the T one
-    assert rec.ids.value == "⿱雈臼"
-    assert image_missing(facts, img("Hanazono Mincho"))["STRC"] == FONT_REGION_REASON
-    assert image_missing(facts, img("TW-Sung")) == {}
-    assert not any(q.kind in ("STRC", "COMR", "COMP_FULL") for q in dataset_qa(facts, img("Hanazono Mincho"), 0, max_pairs=12))
+    # cjkvi-ids: 舊 ⿱萑臼 [GJK], ⿱雈臼 [T]; the record's IDS is the unmarked / mainland one
+    # (data review 12-04: 棊's T-only ⿱其朩 was stated of a mainland font), so a Taiwan font,
+    # which draws the other decomposition, gets no structure question
+    assert rec.ids.value == "⿱萑臼"
+    assert image_missing(facts, img("TW-Sung"))["STRC"] == FONT_REGION_REASON
+    assert image_missing(facts, img("Hanazono Mincho")) == {}
+    assert not any(q.kind in ("STRC", "COMR", "COMP_FULL") for q in dataset_qa(facts, img("TW-Sung"), 0, max_pairs=12))
 
 
 # --- item 5: the audited evolution cases ---------------------------------------------------

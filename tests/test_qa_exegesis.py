@@ -79,7 +79,7 @@ def test_sheng_component_is_named_as_drawn(recs, char, drawn, full):
     # the evolution narrative says what the glyph writes for it, as the seal's own make-up
     # (kept since: 省 is no later 简化, data review 08-7)
     evoi = derive(by_id[f"{char}_楷书"], index, {"shuowen", "duan", "unihan"}).narrative()
-    assert f"小篆以「{drawn}」代「{full}」" in evoi and f"今字形沿用「{drawn}」" in evoi
+    assert f"以字中的「{drawn}」为「{full}」之省" in evoi and f"今字形仍作「{drawn}」" in evoi
     assert "省作" not in evoi
     assert comp["evolution_type"] == "保留"
 
@@ -209,7 +209,7 @@ def test_evoi_states_composition_and_keeps_sheng(recs):
     seal = next(s for s in li.statements if s.rule == "evolution.seal_analysis")
     # the phonetic is 蠆 abbreviated: never written as if 蠆 itself were the phonetic
     assert "蠆省声" in seal.zh and "，蠆声" not in seal.zh
-    assert "小篆以「萬」代「蠆」" in li.narrative()
+    assert "以字中的「萬」为「蠆」之省" in li.narrative()
 
 
 def test_evoi_has_no_bare_attestation_sentence(recs):

@@ -217,7 +217,15 @@ def test_duan_correcting_the_gloss_is_no_confirmation(recs, rid):
     assert f.orim is None and f.missing["ORIM"] == DUAN_EMENDS_REASON
 
 
-@pytest.mark.parametrize("rid,text", [("顱_楷书", "𩑒顱也"), ("颅_简体", "𩑒顱也"), ("崇_楷书", "山大而高也")])
+@pytest.mark.parametrize("rid", ["顱_楷书", "颅_简体"])
+def test_a_binome_holding_the_head_is_no_meaning(recs, rid):
+    # Duan's 「𩑒顱也」 names the word the head belongs to, not its sense (data review 12-04:
+    # 詘 「詰詘也」, 絇 「纑繩絇也」 read as circular)
+    f = facts(recs, rid)
+    assert f.orim is None and f.missing["ORIM"] == "not-a-meaning-gloss:original_meaning"
+
+
+@pytest.mark.parametrize("rid,text", [("崇_楷书", "山大而高也")])
 def test_duan_corrected_text_is_the_reference_and_named(recs, rid, text):
     f = facts(recs, rid)
     assert f.orim[0] == text and f.orim[3] == "duan"
@@ -246,7 +254,7 @@ def test_sheng_is_kept_not_simplified(recs):
     evo = derive(by_id["宮_楷书"], index, ALL)
     assert all(c.type != "简化" or c.rule != "evolution.simplification.sheng" for c in evo.components.values())
     assert evo.components["躳"].type == "保留"
-    assert "小篆以「呂」代「躳」" in evo.narrative() and "今字形沿用「呂」" in evo.narrative()
+    assert "以字中的「呂」为「躳」之省" in evo.narrative() and "今字形仍作「呂」" in evo.narrative()
 
 
 def test_no_invented_or_repeated_sheng_line(recs):

@@ -17,7 +17,7 @@ from builder.qa.component_names import _is_simplified_form, canonical_component,
 from builder.qa.evidence import parse_duan_raw
 from builder.qa.facts import CompFact, _audit_provs
 from builder.qa.interpretation import BENCH_PARTS, PartSources
-from builder.schema import Component, Provenance
+from builder.schema import GlyphRecord, Component, Provenance
 
 if typing.TYPE_CHECKING:
     from builder.qa.compose import _FactsCtx
@@ -42,12 +42,21 @@ def _part_sources(c: "_FactsCtx") -> PartSources:
     return PartSources(host_text=c.may_use_shuowen(), duan=False, own_gloss=own_ok, unihan="unihan" in c.allowed)
 
 
-def _source_interpretation(cf: CompFact, src: Component, provs: list[Provenance]) -> tuple[str, str]:
+def _source_interpretation(cf: CompFact, src: Component, provs: list[Provenance],
+                           host: GlyphRecord | None = None) -> tuple[str, str]:
     """A component interpretation a source states (Shuowen 「皿，物之用也」 on 蠱; an
-    expert's correction): attributed to Shuowen when it is its text."""
+    expert's correction): attributed to Shuowen when it is its text, and to the head it
+    explains when it is the host's own gloss (庫 「兵車藏也」 under 車: data review 12-04,
+    铸's 金 read as 「銷金也」)."""
     if any(p.source == "shuowen" for p in provs) and not _audit_provs(provs):
         role = "既表意又表音（亦声）" if {"表意", "表音"} <= set(cf.functions) else "表意"
-        return f"「{cf.name}」{role}；《说文》：「{src.interpretation}」", f"{cf.name}: Shuowen: {src.interpretation}"
+        text = src.interpretation
+        sw = "".join(t for k, t in (host.raw if host else {}).items() if k.startswith("shuowen:"))
+        if host is not None and re.sub(r"[\W也]", "", text) and re.sub(r"[\W也]", "", text) in re.sub(r"[\W也]", "", sw):
+            head = host.traditional or host.character
+            return (f"「{cf.name}」{role}；《说文》释「{head}」：「{text}」",
+                    f"{cf.name}: Shuowen on {head}: {text}")
+        return f"「{cf.name}」{role}；《说文》：「{text}」", f"{cf.name}: Shuowen: {text}"
     return src.interpretation, f"(source text) {src.interpretation}"
 
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from builder import aliases
+from builder.aliases import is_position_form
 from builder.ids import PLACEHOLDERS, IDSError
 from builder.ids import first_level as ids_first_level
 from builder.qa import script_neutral
@@ -340,6 +342,9 @@ def _component_list(c: _FactsCtx, f: Facts) -> list[CompFact]:
     if not source_comps:
         f.missing["COMP"] = "no-components" if c.form == "modern" else SEAL_FORM_REASON
         return []
+    if any(re.search(r"[\u2ff0-\u2fff]", x.name) for x in source_comps):
+        f.missing["COMP"] = "ids-fragment-component"  # 两's 「⿻冂从」 names no part (data review 12-04)
+        return []
     if c.form == "modern" and 0 < len(record.components) < n_ops:
         # fewer components than the IDS shows (雲 = ⿱雨云 listed with 雨 only): a partial
         # list would be a wrong answer
@@ -376,7 +381,7 @@ def _component_details(c: _FactsCtx, f: Facts, comps: list[CompFact], evo: Evolu
         interp_ok = [p for p in src.interpretation_provenance if p.source in usable or _audit_provs([p])]
         if (src.interpretation and interp_ok and not _LATIN.search(src.interpretation)
                 and len(re.sub(r"[\W也]", "", src.interpretation)) > 1):  # 「丿」 alone says nothing
-            cf.interpretation, cf.interpretation_en = _source_interpretation(cf, src, interp_ok)
+            cf.interpretation, cf.interpretation_en = _source_interpretation(cf, src, interp_ok, record)
             cf.interpretation_provenance = interp_ok
         else:
             # a seal glyph does not write the modern position forms (亻 for 人): no "written as"
@@ -410,6 +415,33 @@ def _unlisted_sheng(comps: list[CompFact]) -> bool:
     return False
 
 
+POSITION_FORM_REASON = "position-form:no-formation-of-its-own"
+
+
+def _position_form(record: GlyphRecord, f: Facts) -> None:
+    """A record of a component's position form (氵, 亻, 扌: ``builder.aliases.is_position_form``,
+    no traditional partner, unlike 门 of 門) asks only CHAR and SCRC: its analysis, meaning and
+    history are the full character's, borrowed through a link (氵 got 水's 象形: data review
+    12-04)."""
+    ch = record.character
+    if record.traditional is None and is_position_form(aliases.canonical(ch), ch):
+        for k in (*L2_KINDS, "ORIM", "EVOI", "EXEGESIS"):
+            f.missing[k] = POSITION_FORM_REASON
+
+
+def _unlisted_pictograph(record: GlyphRecord, comps: list[CompFact]) -> bool:
+    """Whether the head's Shuowen analysis names a drawn part 「X象形」 that is no component
+    (胃 「从肉，𡇒象形」 listed as 肉 alone, data review 12-04)."""
+    for key, text in record.raw.items():
+        if not key.startswith("shuowen:"):
+            continue
+        expl = next((ln.split("\t", 1)[1] for ln in text.splitlines() if ln.startswith("說解\t")), "")
+        for m in re.finditer(r"([^\W从從亦象])象形", expl):
+            if not any(same_component(m.group(1), x.name) for x in comps):
+                return True
+    return False
+
+
 def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[CompFact]:
     """Name each 省 component as the glyph draws it (issue 21): 癘 shows 萬 where Shuowen
     reads 「蠆省聲」, so the component is 萬 with ``abbreviates`` 蠆, and its interpretation
@@ -422,7 +454,7 @@ def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[Com
         return comps
     located, unlocated = abbreviated_parts(c.record, c.index)
     names = {x.name for x in comps}
-    if names & set(unlocated) or _unlisted_sheng(comps):
+    if names & set(unlocated) or _unlisted_sheng(comps) or _unlisted_pictograph(c.record, comps):
         f.missing["COMP"] = SHENG_UNLOCATED
         return []
     usable = c.allowed | c.gap | {"user"}
@@ -550,6 +582,7 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     _evoi_facts(c, f, evo)
     _seal_variant(c, f)
     f.ids_regions = _ids_regions(record)
+    _position_form(record, f)
     sw_raw = sum(len(t) for k, t in record.raw.items() if k.startswith("shuowen:"))
     f.richness = (min(sw_raw, 2000) / 200 + 2 * len(record.variants) + 3 * len(evo.statements)
                   + len(comps) + (2 if f.orim else 0))

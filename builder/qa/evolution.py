@@ -46,7 +46,9 @@ from builder.qa.evidence import (
     _variants,
     modern_components,
 )
-from builder.qa.evolution_later import _modern_record, _rule_duan_later_forms, _rule_sheng_statements, _rule_trad_simp
+from builder.qa.evolution_later import (
+    _accounted, _modern_record, _rule_duan_later_forms, _rule_sheng_statements, _rule_trad_simp, _said_rewritten,
+)
 from builder.qa.narrative import ComponentEvolution, Evolution, Statement, _cite
 from builder.schema import Component, GlyphRecord, Provenance
 
@@ -500,8 +502,9 @@ def _resolve(ctx: _Ctx) -> None:
     evo = ctx.evo
     for name, lst in ctx.candidates.items():
         evo.components[name] = min(lst, key=lambda ce: EVOLUTION_PRIORITY.index(ce.type))
-    retained = [(a, b) for a, b in ctx.retained if b in evo.components and evo.components[b].type == "保留"]
-    if retained:
+    retained = [(a, b) for a, b in ctx.retained if b in evo.components and evo.components[b].type == "保留"
+                and not _said_rewritten(evo, a)]
+    if retained and _accounted(ctx, retained):
         bits_zh, bits_en = [], []
         for seal_name, mod_name in retained:
             w = written_as(ctx.record, mod_name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import typing
 
-from builder.qa.component_names import abbreviated_parts
+from builder.qa.component_names import abbreviated_parts, same_component
 from builder.qa.evidence import _HAN, EvidenceIndex
 from builder.qa.narrative import Statement
 from builder.schema import GlyphRecord, Provenance
@@ -19,12 +19,13 @@ from metrics.acce import labels
 
 if typing.TYPE_CHECKING:
     from builder.qa.evolution import _Ctx
+    from builder.qa.narrative import Evolution
 
 
 def _rule_sheng_statements(ctx: "_Ctx") -> None:
     """The abbreviated (省) parts the seal analysis names, with the part the glyph draws in
-    its place where the IDS shows it (:func:`abbreviated_parts`): 「小篆以「萬」代「蠆」…，
-    今字形沿用「萬」」. 省 is how Xu Shen reads the character's make-up: the seal already
+    its place where the IDS shows it (:func:`abbreviated_parts`): 「《说文》以字中的「萬」为
+    「蠆」之省…；今字形仍作「萬」」. 省 is how Xu Shen reads the character's make-up: the seal already
     writes the part, so it is no change between stages (data review 08-7: 宮's 呂 is kept,
     not 简化). A 省 part the IDS does not locate gets no sentence: the seal analysis already
     quotes the 省 (data review 07-24: 「舍」为省形 repeated the first line)."""
@@ -35,9 +36,11 @@ def _rule_sheng_statements(ctx: "_Ctx") -> None:
             if d is None:
                 continue
             quote = ce.provenance[0].span
-            zh = f"小篆以「{d.drawn}」代「{ce.name}」（《说文》：{quote}），字中只写「{ce.name}」的一部分，今字形沿用「{d.drawn}」"
-            en = (f"the seal form writes {d.drawn} for {ce.name} (Shuowen: {quote}), only part of {ce.name}; "
-                  f"the modern form keeps {d.drawn}")
+            # Xu's reading of the make-up, not an event: the early forms may already write the
+            # drawn part (利 has 禾 in oracle bone: data review 12-04)
+            zh = f"《说文》以字中的「{d.drawn}」为「{ce.name}」之省（{quote}）；今字形仍作「{d.drawn}」"
+            en = (f"Shuowen reads the {d.drawn} in the character as an abbreviated {ce.name} ({quote}); "
+                  f"the modern form still writes {d.drawn}")
             ctx.evo.statements.append(Statement(ce.rule, zh, en, ce.provenance))
 
 
@@ -153,3 +156,17 @@ def _modern_record(record: GlyphRecord, index: EvidenceIndex) -> GlyphRecord:
             if rec.script == script:
                 return rec
     return record
+
+
+def _said_rewritten(evo: "Evolution", seal_name: str) -> bool:
+    """Whether a statement already says the seal part became another (舊: 「篆文之「雈」，今字形
+    写作「萑」」): the retention line must not then say it was kept (data review 12-04)."""
+    return any(st.rule == "evolution.rewritten_part" and f"「{seal_name}」" in st.zh for st in evo.statements)
+
+
+def _accounted(ctx: "_Ctx", retained: list[tuple[str, str]]) -> bool:
+    """Whether every seal part is either kept (``retained``) or named by another statement:
+    「今字形沿用了…」 reads as the whole account, so a part it silently leaves out (寶's 王, 黃's
+    炗) would misdescribe the modern form (data review 12-04)."""
+    said = "".join(st.zh for st in ctx.evo.statements if st.rule != "evolution.seal_analysis")
+    return all(any(same_component(s.name, a) for a, _ in retained) or f"「{s.name}」" in said for s in ctx.seal)

@@ -60,6 +60,16 @@ COSMOLOGICAL_HEADS = frozenset("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳
 # Duan calls the gloss the extended use (初 「始也」: 「引伸爲凡始之偁」): the gloss is not the
 # original meaning, which his note places in the specific sense (裁衣之始)
 DUAN_EXTENDED = r"引[伸申](?:之)?爲凡{}|{}[者]?[，、]?引[伸申]之義"
+NOT_A_GLOSS_REASON = "not-a-meaning-gloss:original_meaning"
+# Glosses that name no meaning of the graph (data review 12-04): Xu's cosmology (大 「天大，地
+# 大，人亦大」, 陰陽 accounts), a dialect note (稬 「沛國謂稻曰稬」), and a gloss that is only a
+# word holding the head itself (詘 「詰詘也」, 絇 「纑繩絇也」)
+_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行")
+_DIALECT = re.compile(r"謂.{1,4}[曰爲]|謂之")
+# Duan's notes that a gloss is a sound-gloss (馬 「怒也。武也」: 以曡韵爲訓) or a Han colloquial
+# name (鋸 「槍唐也」: 槍唐葢漢人語), not a statement of the meaning
+_DUAN_SOUND_GLOSS = re.compile(r"(?:[曡疊][韵韻]|雙聲)爲訓")
+_DUAN_HAN_WORD = r"{}.{{0,3}}漢(?:人|時)語"
 
 
 def _bare(text: str) -> str:
@@ -122,7 +132,9 @@ def _duan_verdict(quote: str, note: str, head: str, gloss: str) -> str | None:
              if m.group(1) in head]
     for old, new in fixes:
         corrected = corrected.replace(old, new, 1)
-    edits = DUAN_EDITS.search(start) and not _FORM_EDIT.search(start) and _edit_touches(start, quote)
+    # the edited words may be the gloss's (卻 「各本作節欲也。誤」, his text 「卪卻也」 shares none)
+    edits = DUAN_EDITS.search(start) and not _FORM_EDIT.search(start) and (
+        _edit_touches(start, quote) or _edit_touches(start, gloss))
     same = _bare(corrected) == _bare(gloss.split("。")[0])
     if _bare(corrected) and not same and (fixes or edits):
         return corrected
@@ -271,20 +283,37 @@ def _not_original(c, f: Facts) -> None:
     if f.orim is None or f.orim[3] not in ("shuowen", "duan"):
         return
     rec = c.record
-    if {rec.character, rec.traditional or ""} & COSMOLOGICAL_HEADS:
-        f.orim = None
-        f.missing["ORIM"] = COSMOLOGY_REASON
+    heads = {rec.character, rec.traditional or "", rec.simplified or "", rec.form or ""} - {""}
+    text = f.orim[0]
+    if heads & COSMOLOGICAL_HEADS or _COSMOLOGY.search(text):
+        f.orim, f.missing["ORIM"] = None, COSMOLOGY_REASON
         return
-    gloss = re.split(r"[。，；]", f.orim[0].strip())[0].rstrip("也")
+    clauses = [x.rstrip("也") for x in re.split(r"[。，；]", text.strip()) if x.strip()]
+    if clauses and clauses[0] in heads:
+        clauses = clauses[1:]  # 說 「說，釋也」: the head restated, then its gloss
+    gloss = clauses[0] if clauses else ""
+    if _DIALECT.search(text) or heads & set(gloss):
+        f.orim, f.missing["ORIM"] = None, NOT_A_GLOSS_REASON
+        return
     if not gloss:
         return
     pattern = re.compile(DUAN_EXTENDED.format(re.escape(gloss), re.escape(gloss)))
     for key in rec.raw:
         src, _, entry_id = key.partition(":")
-        if src in ("shuowen", "duan") and any(pattern.search(n) for _, n in _duan_pairs(c.index, entry_id)):
-            f.orim = None
-            f.missing["ORIM"] = DUAN_EXTENDED_REASON
+        if src not in ("shuowen", "duan"):
+            continue
+        pairs = _duan_pairs(c.index, entry_id)
+        if any(pattern.search(n) for _, n in pairs):
+            f.orim, f.missing["ORIM"] = None, DUAN_EXTENDED_REASON
             return
+        han_word = re.compile(_DUAN_HAN_WORD.format(re.escape(gloss)))
+        if any(_DUAN_SOUND_GLOSS.search(_head_sentences(n)) or han_word.search(n) for q, n in pairs if gloss in q):
+            f.orim, f.missing["ORIM"] = None, SOUND_GLOSS_REASON
+            return
+    if f.orim[3] == "shuowen" and not c.strict:
+        duan = duan_reading(rec, text, c.index)  # the dataset states no Duan, but keeps none he rejects
+        if duan is not None and duan[0] == "emends":
+            f.orim, f.missing["ORIM"] = None, DUAN_EMENDS_REASON
 
 
 def _duan_pairs(index: EvidenceIndex, entry_id: str) -> list[tuple[str, str]]:

@@ -104,7 +104,7 @@ def host_clause(index: EvidenceIndex, entry_id: str, name: str, others: list[str
                 text = "，".join(c for c in _clauses(quote) if not _is_formula(c) and not _BAD.search(c))
                 if text and len(text) <= MAX_LEN:
                     mark = (m.group(0) if marked else _DUAN_WHOLE.search(note).group(0))
-                    return PartNote(f"《说文》：「{text}」（段注：{mark}）", f"Shuowen: {text} (Duan: {mark})",
+                    return PartNote(f"《说文》释「{_head(index, entry_id, host)}」：「{text}」（段注：{mark}）", f"Shuowen: {text} (Duan: {mark})",
                                     (Provenance(source="duan", entry_id=entry_id, span=f"{quote}｜{mark}",
                                                 rule="qa.comi.host_clause"),), "host")
     clauses = _clauses(expl)
@@ -116,7 +116,7 @@ def host_clause(index: EvidenceIndex, entry_id: str, name: str, others: list[str
             continue
         with_other = any(_names(o, c, host) for o in others if not same_component(o, name))
         if with_other or any(abs(i - j) == 1 for j in formula_at):
-            return PartNote(f"《说文》：「{c}」", f"Shuowen: {c}",
+            return PartNote(f"《说文》释「{_head(index, entry_id, host)}」：「{c}」", f"Shuowen: {c}",
                             (Provenance(source="shuowen", entry_id=entry_id, span=c, rule="qa.comi.host_clause"),),
                             "host")
     return _gloss_naming(index, entry_id, name, host, sents[0] if sents else "", duan=duan)
@@ -141,11 +141,11 @@ def _gloss_naming(index: EvidenceIndex, entry_id: str, name: str, host: set[str]
         quote = pairs[0][0] if pairs else ""
         text = _naming_part(quote, name, host)
         if text and bare(quote) != bare(first):
-            return PartNote(f"段注本《说文》：「{text}」", f"Shuowen (Duan's edition): {text}",
+            return PartNote(f"段注本《说文》释「{_head(index, entry_id, host)}」：「{text}」", f"Shuowen (Duan's edition): {text}",
                             (Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.comi.host_gloss"),), "host")
     text = _naming_part(first, name, host)
     if text:
-        return PartNote(f"《说文》：「{text}」", f"Shuowen: {text}",
+        return PartNote(f"《说文》释「{_head(index, entry_id, host)}」：「{text}」", f"Shuowen: {text}",
                         (Provenance(source="shuowen", entry_id=entry_id, span=text, rule="qa.comi.host_gloss"),), "host")
     return None
 
@@ -176,7 +176,7 @@ def relation_clause(index: EvidenceIndex, entry_id: str, name: str, parts: list[
         rest = [ch for ch in c if ch not in "从從省亦二三四" and ch not in host
                 and not any(same_component(ch, p) for p in parts)]
         if rest and len(c) <= 12:
-            return PartNote(f"《说文》：「{c}」", f"Shuowen: {c}",
+            return PartNote(f"《说文》释「{_head(index, entry_id, host)}」：「{c}」", f"Shuowen: {c}",
                             (Provenance(source="shuowen", entry_id=entry_id, span=c, rule="qa.comi.relation"),), "host")
     return None
 
@@ -314,3 +314,9 @@ def load_definitions(sources_dir, skips) -> dict[str, str]:
         skips.add("unihan", str(sources_dir or "default cache"), f"Unihan definitions not loaded: {exc}",
                   kind="no-unihan-definitions")
     return out
+
+
+def _head(index: EvidenceIndex, entry_id: str, host: set[str]) -> str:
+    """The head a host entry explains (its 字頭, else a host form): a quotation of the host's
+    gloss under a part says whose gloss it is (鑄 「銷金也」 under 金 is no gloss of 金)."""
+    return index.shuowen_entry(entry_id).get("wordhead") or min(host)

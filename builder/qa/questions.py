@@ -90,8 +90,9 @@ def bench_eligible(facts: Facts) -> bool:
         return True
     if facts.script in SEAL_FORM_SCRIPTS:
         return any(k not in facts.missing for k in SEAL_L2_KINDS)
-    # a narrative that states no change drops the EVOI question, not the image
-    return all(k not in facts.missing for k in BENCH_REQUIRED if k != "EVOI")
+    # a narrative that states no change drops the EVOI question, not the image; so does a
+    # gloss that is no original meaning (大 「天大，地大，人亦大」: data review 12-04)
+    return all(k not in facts.missing for k in BENCH_REQUIRED if k not in ("EVOI", "ORIM"))
 
 
 def bench_kinds(facts: Facts) -> int:

@@ -146,6 +146,12 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
                   ["character"])
     if kind == "SCRC":
         s = facts.script
+        if s in ("楷书", "简体") and not facts.char_forms:
+            # 昌, 洸: no other form in either standard, so the regular-script rendering is 楷书
+            # and 简体 alike (the scorer counts 简体 as 楷书): the reference says so (data review 12-04)
+            return qa("楷书（此字繁简同形，亦即简体）", "Regular script (楷书); the character is the same in the "
+                      "simplified standard (简体)", {"script": "楷书"},
+                      [{**image_prov[0], "span": s, "rule": "image.script.same_in_both_standards"}], ["script"])
         return qa(s, f"{labels.SCRIPTS[s]} ({s})", {"script": s},
                   [{**image_prov[0], "span": s, "rule": "image.script"}], ["script"])
     if kind == "STRC":
