@@ -233,7 +233,7 @@ def components(bench: str, gallery: str) -> None:
 def _design_stats(a: list, b: list, embedder) -> tuple[int, float, float, float]:
     """(characters both draw, median HOG cosine, median ink IoU, share with IoU > 0.9) of two
     lists of renderings of the same characters (None where a face lacks one)."""
-    from harness.glyphnorm import normalise_glyphs
+    from harness.baselines.glyphnorm import normalise_glyphs
 
     keep = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
     if not keep:
@@ -251,7 +251,7 @@ def designs(count: int = 600) -> None:
     each bench design to its closest other bench design."""
     from builder.glyphs import fonts
     from builder.glyphs.render import font_image
-    from harness.embed import make_embedder
+    from harness.baselines.embed import make_embedder
     from harness.baselines.ocr import template_faces
 
     chars = random.Random(0).sample([chr(c) for c in range(0x4E00, 0x9FA6)], count)

@@ -198,7 +198,7 @@ TEMPLATE_VOCAB = "江河林明休好木本日月森仲寀宷案实采菜息悳�
 
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory):
-    from harness.embed import make_embedder
+    from harness.baselines.embed import make_embedder
     from harness.baselines.ocr import TemplateReader
 
     return TemplateReader(make_embedder("hog"), [TEMPLATE_FACE], tmp_path_factory.mktemp("templates"),
