@@ -314,7 +314,9 @@ def test_fused_candidates_include_what_only_the_templates_name(hub, templates):
     from harness.baselines.fusion import FEATURES, build_fused
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=templates)
-    assert fb.describe()["templates"]["characters"] == len(TEMPLATE_VOCAB)
+    described = fb.describe()["templates"]
+    assert described["characters"] == len(TEMPLATE_VOCAB)
+    assert described["licences"] == ["the font file's own"]  # TW-Sung is not a reserved face: no licence assumed
     kai = resolve_design("LXGW WenKai").faces[0]
     image = font_image(kai.path, kai.index, ord("宷"), 128)  # outside PP-OCRv6's classes and the gallery
     query = fb.gallery.embedder.embed([image])

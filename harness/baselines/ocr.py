@@ -393,6 +393,8 @@ class GlyphReader:
 # glyphs are as far from every bench design as the bench designs are from each other (no
 # glyph with ink IoU > 0.9; a regional cut of a bench design has 59-100%).
 TEMPLATE_FAMILIES = ("IPAmjMincho", "Droid Sans Fallback")
+TEMPLATE_LICENCES = {"IPAmjMincho": "IPA Font License 1.0 (Debian fonts-ipamj-mincho)",
+                     "Droid Sans Fallback": "Apache-2.0 (Debian fonts-droid-fallback)"}
 TEMPLATE_FONTS_ENV = "JIEZI_TEMPLATE_FONTS"  # os.pathsep-separated font files instead of fontconfig's
 TEMPLATE_SIZE = 64  # template canvas in pixels (the embedder normalises it again)
 TEMPLATE_VERSION = 2
@@ -498,9 +500,10 @@ class TemplateReader:
 
     def describe(self) -> dict:
         """Settings for results.json and cache keys."""
-        return {"name": self.name, "faces": [f"{Path(p).name}:{i}" for p, i in self.faces],
-                "families": [_face_families(p, i)[0] for p, i in self.faces], "characters": len(self.characters),
-                "templates": len(self.embeddings), "embedder": self.embedder.name}
+        families = [_face_families(p, i)[0] for p, i in self.faces]
+        return {"name": self.name, "faces": [f"{Path(p).name}:{i}" for p, i in self.faces], "families": families,
+                "licences": [TEMPLATE_LICENCES.get(f, "the font file's own") for f in families],
+                "characters": len(self.characters), "templates": len(self.embeddings), "embedder": self.embedder.name}
 
     def _load_or_build(self, cache_dir: Path | None) -> tuple[list[str], np.ndarray]:
         if cache_dir is not None and (cache_dir / f"{self.name}.npy").exists():
