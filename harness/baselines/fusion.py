@@ -63,7 +63,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.baselines.abstention import curves_by_script, fit_logistic
-from harness.baselines.ocr import GlyphReader, Reading, TemplateReader, template_faces
+from harness.baselines.ocr import GlyphReader, Reading, TemplateReader, template_cache_dir, template_faces
 from harness.baselines.calibration import held_out_mask
 from harness.baselines.retrieval import Decision, RetrievalBaseline
 from metrics.acce import labels
@@ -377,7 +377,7 @@ class FusedBaseline:
         # vote the script. The character's own images are farther than all of them and, for a
         # (character, script) pair the gallery lacks (every ancient bench drawing), in other
         # scripts only: on held-out gallery glyphs of unseen pairs their vote was never right,
-        # the neighbours' 21-100% per script; level on seen pairs (issue 22).
+        # the neighbours' 21-100% per script; level on seen pairs (bench_ocr.py --script-rule).
         rows: list[int] = []
         g_rows = self.rows_of.get(character)
         if g_rows is not None and hidden is not None:
@@ -673,7 +673,8 @@ def build_fused(gallery_source, settings=None, *, reader: GlyphReader | None = N
     retrieval = build_baseline(gallery_source, settings, cache_dir=cache_dir, progress=progress)
     if templates is None:
         faces = template_faces()
-        templates = TemplateReader(retrieval.gallery.embedder, faces, retrieval.gallery.cache_dir) if faces else None
+        cache = template_cache_dir(retrieval.gallery.cache_dir)
+        templates = TemplateReader(retrieval.gallery.embedder, faces, cache) if faces else None
     fb = FusedBaseline(retrieval, reader, templates=templates or None)
     fb.model = load_or_fit_fusion(fb, cache_dir)
     return fb

@@ -396,6 +396,9 @@ TEMPLATE_FAMILIES = ("IPAmjMincho", "Droid Sans Fallback")
 TEMPLATE_LICENCES = {"IPAmjMincho": "IPA Font License 1.0 (Debian fonts-ipamj-mincho)",
                      "Droid Sans Fallback": "Apache-2.0 (Debian fonts-droid-fallback)"}
 TEMPLATE_FONTS_ENV = "JIEZI_TEMPLATE_FONTS"  # os.pathsep-separated font files instead of fontconfig's
+# The templates depend on the fonts and the embedder only, not on a gallery: one folder can
+# serve every gallery's cache (the test suite renders them once per session, not per test).
+TEMPLATE_CACHE_ENV = "JIEZI_TEMPLATE_CACHE"
 TEMPLATE_SIZE = 64  # template canvas in pixels (the embedder normalises it again)
 TEMPLATE_VERSION = 2
 # Families that draw a bench design (or are one): a bench design, a regional or Mono cut of
@@ -448,6 +451,13 @@ def template_faces(paths: list[str] | None = None) -> list[tuple[str, int]]:
             raise ValueError(f"template font {path} is {bad[0]!r}, a design the bench is rendered in: "
                              "a reader that has seen the query's typeface is a lookup table")
     return faces
+
+
+def template_cache_dir(default: Path | None) -> Path | None:
+    """Where the template reader caches its templates: ``$JIEZI_TEMPLATE_CACHE`` when set,
+    else ``default`` (the gallery's cache folder; None: no cache)."""
+    env = os.environ.get(TEMPLATE_CACHE_ENV)
+    return Path(env) if env else default
 
 
 # The blocks the template reader reads: the CJK Unified Ideographs (URO), Extension A and
