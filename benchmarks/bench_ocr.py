@@ -9,6 +9,7 @@ Usage:
   .venv/bin/python benchmarks/bench_ocr.py --fusion [--gallery ...] [--cache-dir DIR]
   .venv/bin/python benchmarks/bench_ocr.py --designs
   .venv/bin/python benchmarks/bench_ocr.py --risk-coverage RUN [--bench ...]
+  .venv/bin/python benchmarks/bench_ocr.py --script-rule [--gallery ...] [--cache-dir DIR]
 
 Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
 
@@ -37,6 +38,11 @@ from every bench design as the bench designs are from each other.
 ``--risk-coverage RUN``: the risk-coverage table per script of a ``jiezi eval --model
 fused`` (or ``ocr``) folder, from its ``decisions.json`` (right = the bench's character,
 one-to-one traditional/simplified pairs equal), with the share abstained per script.
+``--script-rule``: the fused script decision when none of a glyph's k nearest gallery glyphs
+is the decided character, on 400 held-out gallery glyphs per script (seed 1; never the
+bench) given their right character, in the seen and unseen-pair conditions: how often the
+neighbours' vote (the rule) and the character's own nearest images' vote (the rule before)
+name the glyph's script.
 """
 
 from __future__ import annotations
@@ -354,6 +360,40 @@ def risk_coverage(run: Path, bench: str) -> None:
     print("  decided by:", json.dumps(components, ensure_ascii=False))
 
 
+def script_rule(gallery: str, cache_dir: Path | None, per_script: int = 400) -> None:
+    from collections import defaultdict
+
+    from harness.baselines.calibration import calibration_rows
+    from harness.baselines.fusion_fit import askable_glyphs, build_fused
+    from metrics.acce import labels
+
+    fb = build_fused(gallery, cache_dir=cache_dir, progress=False)
+    g, k = fb.gallery, fb.retrieval.settings.k
+    alias = [labels.scoring_script(x) for x in g.scripts]
+    origins = g.image_origins()
+    family = np.asarray([origins.get(i, (i, False))[0] for i in g.ids], object)
+    original = np.asarray([not origins.get(i, (i, False))[1] for i in g.ids], bool)
+    picked = calibration_rows(g, per_script, 1, eligible=original)  # seed 1: not the fitting draw
+    queries = g.embeddings[picked]
+    for condition in ("seen", "unseen pair"):
+        tab = defaultdict(lambda: [0, 0, 0, 0])  # glyphs, rule applies, neighbours right, own images right
+        for j, q, hidden, s, i in askable_glyphs(fb, picked, family, alias, condition):
+            gold = g.characters[q]
+            t = tab[alias[q]]
+            t[0] += 1
+            if any(g.characters[int(r)] == gold for r in i):
+                continue  # the character is among the neighbours: its own neighbours vote
+            own = fb.rows_of[gold][~hidden[fb.rows_of[gold]]]
+            top = own[np.argsort(-(g.embeddings[own] @ queries[j]))[:k]]
+            t[1] += 1
+            t[2] += fb._script(gold, queries[j], s, i, hidden)[0] == alias[q]
+            t[3] += fb.retrieval.script_vote(g.embeddings[top] @ queries[j], top) == alias[q]
+        print(f"{condition}: script, glyphs, character not among the {k} neighbours, script right by the "
+              "neighbours' vote / by the character's own nearest images")
+        for script, (n, f, a, b) in sorted(tab.items()):
+            print(f"  {script:8} {n:5} {f:5}  {100 * a / max(f, 1):5.1f}% / {100 * b / max(f, 1):5.1f}%")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench", default=str(REPO / "out" / "jiezi-bench"))
@@ -366,6 +406,7 @@ def main() -> None:
     ap.add_argument("--fusion", action="store_true", help="candidate model: gradient boosting vs logistic")
     ap.add_argument("--designs", action="store_true", help="template faces vs the bench's font designs")
     ap.add_argument("--risk-coverage", type=Path, default=None, metavar="RUN", help="risk-coverage of an eval folder")
+    ap.add_argument("--script-rule", action="store_true", help="fused script decision: neighbours vs own images")
     ap.add_argument("--sources", type=Path, default=Path(os.environ.get("JIEZI_SOURCES", REPO.parent / "shared" / "sources")))
     args = ap.parse_args()
     _pin(args.cores)
@@ -388,6 +429,9 @@ def main() -> None:
         return
     if args.fusion:
         fusion_models(gallery, args.cache_dir)
+        return
+    if args.script_rule:
+        script_rule(gallery, args.cache_dir)
         return
     reader_speed(args.bench, args.cores)
     fused_speed(args.bench, gallery, args.cache_dir)

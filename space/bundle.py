@@ -1,5 +1,7 @@
-"""The Hub Space folder: ``app.py``, the Space ``README.md`` (YAML front matter) and
-``requirements.txt`` at the root, beside every project module the app imports, copied from
+"""The Hub Space folder: ``app.py``, the Space ``README.md`` (YAML front matter),
+``requirements.txt`` and ``packages.txt`` (the Debian packages the Hub installs with apt:
+fontconfig and the fused baseline's template-reader fonts, fonts-ipamj-mincho and
+fonts-droid-fallback) at the root, beside every project module the app imports, copied from
 this checkout as they are.
 
 Which modules: those reached by imports from ``space.app`` (``hub.imports.imported_modules``,
@@ -20,7 +22,8 @@ from hub.imports import ROOT as REPO
 from hub.imports import imported_modules, module_file
 
 ENTRY = "space.app"
-ROOT_FILES = {"app.py": "space/app.py", "README.md": "space/README.md", "requirements.txt": "space/requirements.txt"}
+ROOT_FILES = {"app.py": "space/app.py", "README.md": "space/README.md", "requirements.txt": "space/requirements.txt",
+              "packages.txt": "space/packages.txt"}
 # data files the bundled modules read from their own folder
 DATA_SUFFIXES = (".json", ".txt")
 

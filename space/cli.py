@@ -126,8 +126,8 @@ def register(app: typer.Typer) -> None:
         output: Path = typer.Option(..., help="folder to write the Hub Space into (must be empty or absent)"),
         repo_id: Optional[str] = typer.Option(None, help="also upload it to this Space repo (needs a token)"),
     ) -> None:
-        """Write the Hub Space folder (app.py, README.md, requirements.txt and the packages it
-        imports) and optionally upload it with huggingface_hub."""
+        """Write the Hub Space folder (app.py, README.md, requirements.txt, packages.txt and the
+        packages it imports) and optionally upload it with huggingface_hub."""
         from space.bundle import BundleError, push, write_bundle
 
         with reraise_as_cli_error(BundleError, item=output):

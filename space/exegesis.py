@@ -353,10 +353,8 @@ class FusedExplainer(RetrievalExplainer):
     def _attribute(self, fact: Fact, d, neigh: list[Neighbour]) -> None:
         if fact.qtype == "SCRC" and fact.answer and not any(n.character == d.character for n in neigh):
             counts = "、".join(f"{c} {s}" for s, c in sorted(d.script_votes.items(), key=lambda t: -t[1]))
-            fact.basis = (f"retrieval: weighted vote of the {len(d.rows)} gallery images of {d.character} nearest to "
-                          f"the glyph: {counts}" if d.rows else
-                          f"retrieval: weighted vote of the {len(neigh)} nearest gallery glyphs (the gallery has no "
-                          f"image of {d.character})")
+            why = f"none is {d.character}" if d.rows else f"the gallery has no image of {d.character}"
+            fact.basis = f"retrieval: weighted vote of the {len(neigh)} nearest gallery glyphs ({why}): {counts}"
             return
         if fact.qtype != "CHAR" or not fact.answer:
             super()._attribute(fact, d, neigh)

@@ -45,6 +45,37 @@ def _isolated_datasets_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path_factory.mktemp("hf-datasets"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_template_cache(tmp_path_factory):
+    """One font-template cache for the session (``$JIEZI_TEMPLATE_CACHE``): the fused
+    baseline's reserved faces (fonts-ipamj-mincho, fonts-droid-fallback) give about 77,000
+    templates, a minute or more to render, which every test's fresh ``$JIEZI_CACHE`` would
+    redo. The cache is keyed by the font files' SHA-256 and the embedder, so it carries no
+    test's data to another. Set in ``os.environ`` so that ``jiezi space`` subprocesses share it."""
+    from harness.baselines.templates import TEMPLATE_CACHE_ENV
+
+    path = tmp_path_factory.mktemp("templates")
+    before = os.environ.get(TEMPLATE_CACHE_ENV)
+    os.environ[TEMPLATE_CACHE_ENV] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop(TEMPLATE_CACHE_ENV, None)
+    else:
+        os.environ[TEMPLATE_CACHE_ENV] = before
+
+
+@pytest.fixture(scope="session")
+def warm_templates(_shared_template_cache):
+    """The installed template faces' templates rendered into the session cache now (None
+    without a template font), so that a Space started afterwards does not spend its first
+    answer on them."""
+    from harness.baselines.embed import make_embedder
+    from harness.baselines.templates import TemplateReader, template_faces
+
+    faces = template_faces()
+    return TemplateReader(make_embedder("hog"), faces, _shared_template_cache) if faces else None
+
+
 @pytest.fixture
 def openai_server():
     """A loopback OpenAI-compatible chat server (``tests/openai_server.py``), closed after the

