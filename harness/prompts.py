@@ -16,7 +16,7 @@ import hashlib
 from pathlib import Path
 
 from metrics.acce import labels
-from metrics.acce.paper import REFERENCE_FIELDS, SCRIPT_LABELS
+from metrics.acce.paper_reply import REFERENCE_FIELDS, SCRIPT_LABELS
 
 PROMPT_VERSION = "jiezi-prompts-1.0"
 

@@ -65,10 +65,10 @@ from .paper_reply import (
     ACCEPTED_FIELD,
     FORMATION_SHORT,
     REFERENCE_FIELDS,
-    SCRIPT_LABELS,  # noqa: F401  (harness/prompts.py imports it from here until it imports .paper_reply)
     SCRIPT_OFFICIAL,
     UnreadableReply,
     normalize_record,
+    reference_object,
     reference_record,
     reply_object,
     text_list,
@@ -390,13 +390,7 @@ def jiezi_reference(reference: object) -> dict:
     """An eight-field reference in this project's ``answer_struct`` keys (one dict serving
     every subtask): character, script, structure, formation, components, original_meaning,
     evolution. Raises ``ValueError`` like ``reference_record``."""
-    if isinstance(reference, str):
-        try:
-            reference = json.loads(reference)
-        except ValueError as exc:
-            raise ValueError(f"reference is text but not JSON ({exc})") from None
-    if not isinstance(reference, dict):
-        raise ValueError(f"reference is {type(reference).__name__}: expected an object with {list(REFERENCE_FIELDS)}")
+    reference = reference_object(reference)
     comps = reference.get("构件") if isinstance(reference.get("构件"), dict) else {}
     acc = reference.get(ACCEPTED_FIELD) if isinstance(reference.get(ACCEPTED_FIELD), dict) else {}
     names = acc.get("构件") if isinstance(acc.get("构件"), dict) else {}

@@ -151,12 +151,9 @@ def normalize_record(raw: dict) -> dict:
             "本义": collapse(raw.get("本义", "")), "历代字形演变": collapse(raw.get("历代字形演变", ""))}
 
 
-def reference_record(reference: object) -> dict:
-    """One reference (a dict in the eight official field names, or its JSON text), normalised.
-
-    The headword is kept exactly as given (the authors take it from the bench entry, not
-    from a normalised field). Raises ``ValueError`` naming what was expected.
-    """
+def reference_object(reference: object) -> dict:
+    """A reference as a dict: itself, or its JSON text parsed. Raises ``ValueError`` for text
+    that is not JSON or a value that is no object, naming the eight expected fields."""
     if isinstance(reference, str):
         try:
             reference = json.loads(reference)
@@ -165,6 +162,16 @@ def reference_record(reference: object) -> dict:
     if not isinstance(reference, dict):
         raise ValueError(f"reference is {type(reference).__name__}: expected an object with the fields "
                          f"{list(REFERENCE_FIELDS)}")
+    return reference
+
+
+def reference_record(reference: object) -> dict:
+    """One reference (a dict in the eight official field names, or its JSON text), normalised.
+
+    The headword is kept exactly as given (the authors take it from the bench entry, not
+    from a normalised field). Raises ``ValueError`` naming what was expected.
+    """
+    reference = reference_object(reference)
     record = normalize_record(reference)
     head = reference.get("现代字典字头")
     record["现代字典字头"] = "" if head is None else str(head)
