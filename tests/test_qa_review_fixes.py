@@ -38,7 +38,7 @@ from metrics.acce.paper import official_reference, score_paper
 
 CHARS = ("昵暱匿尼旨甘匕爲縣𥄉系斬車斤沙水少蠱蟲皿般舟殳笥竹司歂欠耑崇山宗庫库譱善後后兩两鳄鱼魚咢鰐阉閹門奄貨化貝"
          "匊礱顱颅鐃曲瀕楊木昜宮躳呂宀囊㯻襄貴臾西棲疇田壽舍二一棗朿林"
-         "丁初刀衣愊心畐繒曾庫广題是頁穩禾隱貨化旁方赤大火烾鳳朋凤")
+         "丁初刀衣愊心畐繒曾庫广題是頁穩禾隱貨化旁方赤大火烾鳳朋凤恰合侚殉孚爪子社示土𠨖卪巽昌")
 CIRCULAR = re.compile(r"表示字义与|会合成义|^「[^」]+」(（[^）]*）)?(表意|为形符)$")
 ALL = {"shuowen", "duan", "unihan"}
 
@@ -425,3 +425,42 @@ def test_char_accepts_no_variant_the_drawing_is_not(recs):
     assert "烾" not in struct.get("accepted", [])  # 古文 烾 (从炎、土) is not this 大-over-火 drawing
     feng = make_qa(facts(recs, "鳳_楷书"), "CHAR", 0, image()).answer_struct
     assert "朋" not in feng.get("accepted", [])  # cjkvi 「朋 →鳳 # 【字通】象形」 is no variant link
+
+
+# --- final reviews 12-04, round 3 (seeds 20261214 / 20261215) --------------------------------
+
+def test_a_xinfu_entry_is_not_shuowen(recs):
+    by_id, _ = recs
+    qia = by_id["恰_楷书"]  # 「用心也」 is Xu Xuan's 新附, absent from Duan's edition
+    assert not any(k.startswith("shuowen:") for k in qia.raw)
+    assert facts(recs, "恰_楷书").orim is None
+
+
+def test_a_matthews_only_semantic_variant_is_no_char_answer(recs):
+    struct = make_qa(facts(recs, "侚_楷书"), "CHAR", 0, image()).answer_struct
+    assert "殉" not in struct.get("accepted", [])
+
+
+def test_duan_part_note_keeps_the_whole_clause(recs):
+    assert "故字从示土" in interp(facts(recs, "社_楷书"), "示")
+
+
+def test_a_part_gets_no_calendar_or_quoted_gloss(recs):
+    for profile in (BENCH, DATASET):
+        zi = interp(facts(recs, "孚_楷书", profile), "子") or ""
+        assert "十一月" not in zi and "陽气" not in zi and "李陽冰" not in zi, zi
+
+
+def test_a_huiyi_head_with_duan_yisheng_leads_with_huiyi(recs):
+    qa = make_qa(facts(recs, "庫_楷书"), "FORC", 0, image())
+    assert qa.answer.startswith("会意") and "亦声" in qa.answer, qa.answer
+
+
+def test_que_leaves_no_orim(recs):
+    assert facts(recs, "𠨖_楷书").orim is None  # 「二卪也。巽从此。闕。」
+
+
+def test_same_in_both_standards_only_for_the_standard_table(recs):
+    chang = make_qa(facts(recs, "昌_楷书"), "SCRC", 0, image()).answer
+    assert "繁简同形" in chang  # 昌 is in the 通用规范汉字表 and has no other form
+    assert "繁简同形" not in make_qa(facts(recs, "侚_楷书"), "SCRC", 0, image()).answer  # 侚 is not

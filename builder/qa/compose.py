@@ -565,6 +565,8 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     _formation_accepted(c, f)
     f.variant_forms = _variant_forms(record)
     f.char_forms = _char_forms(record, index)
+    f.in_standard_table = index.modern is not None and bool(index.modern.standard) and index.modern.is_standard(
+        record.character)
     f.image_missing = {im.id: {"SCRC": script_neutral.REASON} for im in record.images if im.id in index.script_neutral}
     comps = _component_list(c, f)
     evo_sources = (c.allowed | c.gap | MODERN_SOURCES) if not c.strict else (BENCH_SOURCES | MODERN_SOURCES)

@@ -124,6 +124,7 @@ class Facts:
     # the character's other accepted CHAR answers whatever the image (its one-to-one
     # traditional / simplified partner, the 规范字 of a form outside the table), with provenance
     char_forms: list[tuple[str, list[Provenance]]] = field(default_factory=list)
+    in_standard_table: bool = False  # the character is in the 通用规范汉字表 (Unihan / the modern-forms index)
     # image id -> {kind: reason}: what one image cannot be asked though the record can
     # (二 drawn as two bars shows no script: builder.qa.script_neutral)
     image_missing: dict[str, dict[str, str]] = field(default_factory=dict)

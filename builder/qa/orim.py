@@ -284,7 +284,13 @@ def _not_original(c, f: Facts) -> None:
         return
     rec = c.record
     heads = {rec.character, rec.traditional or "", rec.simplified or "", rec.form or ""} - {""}
-    text = f.orim[0]
+    if any(re.search(r"(?:^|[。；])闕(?:[。；]|$)", _explanation(t)) for k, t in rec.raw.items() if k.startswith("shuowen:")):
+        # 𠨖 「二卪也。巽从此。闕。」: Xu marks what he could not explain (data review 12-04)
+        f.orim, f.missing["ORIM"] = None, NOT_A_GLOSS_REASON
+        return
+    text = "。".join(x for x in f.orim[0].split("。") if not x.endswith("从此"))  # 「巽从此」: a usage note
+    if text != f.orim[0]:
+        f.orim = (text, *f.orim[1:])
     if heads & COSMOLOGICAL_HEADS or _COSMOLOGY.search(text):
         f.orim, f.missing["ORIM"] = None, COSMOLOGY_REASON
         return
@@ -351,3 +357,8 @@ def _self_gloss(value: str, record: GlyphRecord) -> bool:
     core = re.sub(r"[也。，、；\s]", "", value)
     forms = {record.character, record.traditional or "", record.simplified or "", record.form or ""} - {""}
     return core in forms or core == ""
+
+
+def _explanation(raw: str) -> str:
+    """The 說解 line of a Shuowen entry's raw text (the adapter's ``說解\t...`` line)."""
+    return next((ln.split("\t", 1)[1] for ln in raw.splitlines() if ln.startswith("說解\t")), "")

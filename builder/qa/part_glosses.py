@@ -194,7 +194,8 @@ def duan_part_note(index: EvidenceIndex, entry_id: str, name: str, host: set[str
                 before = s[:m.start()].rstrip("、，")
                 why = before if len(before) >= 4 else (sents[k - 1] if k > 0 else "")
                 if why and len(why) <= MAX_LEN and not _BAD.search(why) and why[-1] not in "曰云":
-                    text = f"{why}，{m.group(0)}" if why != before else f"{s}"
+                    said = s[m.start():].rstrip("、，")  # 「故字从示土」 whole, not cut at its first part
+                    text = f"{why}，{said}" if why != before else f"{s}"
                     return PartNote(f"段注：「{text}」", f"Duan: {text}",
                                     (Provenance(source="duan", entry_id=entry_id, span=text, rule="qa.comi.duan_part"),),
                                     "duan")
@@ -218,7 +219,8 @@ def _head_of(index: EvidenceIndex, name: str) -> str | None:
     return None
 
 
-_FORMS_TALK = re.compile(r"古文|籒文|籀文|篆文|奇字|如此|之屬|[東西南北中]方之行|^.者|[說説]$")
+_FORMS_TALK = re.compile(r"古文|籒文|籀文|篆文|奇字|如此|之屬|[東西南北中]方之行|^.者|[說説]$"
+                         r"|[陰陽][气氣]|[一二三四五六七八九十]+月|曰|“|[()（）]")  # 子 「十一月，陽气動」 is the calendar sign, not a child; a quoted scholar (李陽冰曰) or an editor’s bracket is no gloss
 _DEPICTS = re.compile(r"象")
 
 

@@ -157,7 +157,7 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
             if fld == "kSimplifiedVariant" and len(forms) == 1 and forms[0] != ch:
                 simp[ch] = (forms[0], line)
             elif fld != "kSimplifiedVariant":  # a many-to-one simplification (後 -> 后) is no variant
-                links[ch] += [(f, line) for f in forms if f != ch]
+                links[ch] += [(f, line) for f in forms if f != ch and _variant_attested(fld, line, f)]
         cjkvi = cjkvi_links(registry.resolve_sources_dir(sources_dir) / "cjkvi-ids" / "ids-analysis.txt")
         links.update({k: links[k] + v for k, v in cjkvi.items()})
     except (OSError, ValueError, registry.SourceError) as exc:
@@ -166,6 +166,17 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
         return None
     variants = {ch: [(f, line) for f, line in v if f in standard] for ch, v in links.items() if ch not in standard}
     return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v})
+
+
+def _variant_attested(field: str, line: str, form: str) -> bool:
+    """Whether a Unihan variant link of ``form`` stands on a dictionary beside Matthews: a
+    kSemanticVariant that only Matthews' Chinese-English dictionary gives (侚 -> 殉) links two
+    words of like meaning, not two forms of one character (data review 12-04)."""
+    if field != "kSemanticVariant":
+        return True
+    m = re.search(rf"U\+{ord(form):04X}(?:<(\S+))?", line)
+    tags = {t.split(":")[0] for t in (m.group(1) or "").split(",")} if m else set()
+    return not tags or bool(tags - {"kMatthews"})
 
 
 def _fingerprint(rec_file: Path, records_dir: Path, decisions: dict, polisher, sources_dir, **opts) -> dict:

@@ -146,9 +146,9 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
                   ["character"])
     if kind == "SCRC":
         s = facts.script
-        if s in ("楷书", "简体") and not facts.char_forms:
-            # 昌, 洸: no other form in either standard, so the regular-script rendering is 楷书
-            # and 简体 alike (the scorer counts 简体 as 楷书): the reference says so (data review 12-04)
+        if s in ("楷书", "简体") and not facts.char_forms and facts.in_standard_table:
+            # 昌, 洸: a character of the 通用规范汉字表 with no other form in either standard, so
+            # the regular-script rendering is 楷书 and 简体 alike (not said of 𪋻, a variant of 塵) (the scorer counts 简体 as 楷书): the reference says so (data review 12-04)
             return qa("楷书（此字繁简同形，亦即简体）", "Regular script (楷书); the character is the same in the "
                       "simplified standard (简体)", {"script": "楷书"},
                       [{**image_prov[0], "span": s, "rule": "image.script.same_in_both_standards"}], ["script"])
@@ -167,9 +167,13 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
             struct["accepted"] = facts.accepted["FORC"]
             sw = facts.accepted["FORC"][0][0]
             span = next((p.span for p in provs if p.source == "shuowen" and p.rule.startswith("shuowen.formation")), "")
-            zh += f"；此亦声之说出自段注，《说文》作{sw}" + (f"（「{span}」）" if span else "")
-            en += (f"; the 亦声 reading is Duan's, Shuowen's analysis is "
-                   f"{'an ideographic compound' if sw == '会意' else 'a plain phono-semantic compound'}")
+            if sw == "会意":
+                # 庫 「从車在广下」: the sources' own label leads, Duan's 亦声 qualifies it (data review 12-04)
+                zh = "会意" + (f"（《说文》「{span}」）" if span else "") + "；段注以为亦声，会意兼形声"
+                en = "Ideographic compound (会意) in Shuowen; Duan reads the part as also phonetic (亦声)"
+            else:
+                zh += f"；此亦声之说出自段注，《说文》作{sw}" + (f"（「{span}」）" if span else "")
+                en += "; the 亦声 reading is Duan's, Shuowen's analysis is a plain phono-semantic compound"
         return qa(zh, en, struct, _prov("formation", provs), ["formation"])
     if kind in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
         fn = kind in ("COMF", "COMP_FULL", "COMP_ASPECT")

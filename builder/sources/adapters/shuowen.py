@@ -141,6 +141,13 @@ def parse_entry(obj: dict, name: str, skipped: SkipLog) -> ShuowenEntry | None:
         q, n = clean(str(d.get("explanation") or "")), clean(str(d.get("note") or ""))
         notes.append(DuanNote(q, n))
         dlines += [f"引\t{q}", f"注\t{n}"]
+    if "duan_notes" in obj and not obj["duan_notes"]:
+        # Duan's edition has every entry of Xu Shen's text and none of Xu Xuan's 新附 (恰, 拗,
+        # 佇, 件, 穩, 哦: 478 entries, the 新附 blocks at the end of each radical): quoting
+        # them as 《说文》 would pass a Song addition off as Xu Shen's (data review 12-04)
+        skipped.add(SOURCE, name, f"{head}: a 新附 entry (Xu Xuan's addition: no note in Duan's edition)",
+                    field="duan_notes", kind="shuowen-xinfu")
+        return None
     entry = ShuowenEntry(SOURCE, eid, head, "\n".join(lines), explanation=expl, pronunciation=pron,
                          pinyin_full=pinyin, radical=radical, variants=variants, duan_notes=notes)
     if dlines:
