@@ -298,7 +298,9 @@ def _not_original(c, f: Facts) -> None:
     if clauses and clauses[0] in heads:
         clauses = clauses[1:]  # 說 「說，釋也」: the head restated, then its gloss
     gloss = clauses[0] if clauses else ""
-    if _DIALECT.search(text) or heads & set(gloss):
+    # a short word holding the head says nothing more (「詰詘」); a river's 「河水。出…」 does
+    # (and Duan's 「河水也」, 「X山也」 name the river or mountain the word is: a meaning)
+    if _DIALECT.search(text) or (heads & set(gloss) and len(_bare(text)) <= 4 and not gloss.endswith(("水", "山"))):
         f.orim, f.missing["ORIM"] = None, NOT_A_GLOSS_REASON
         return
     if not gloss:

@@ -115,6 +115,26 @@ def _comp_prov(comps: list[CompFact], *, interpretation: bool, evolution: bool) 
     return out
 
 
+def _forc_answer(facts: Facts) -> tuple[str, str, dict, list[dict]]:
+    """The FORC answer (zh, en, answer_struct, provenance) of ``facts``: the formation, and
+    where Duan alone reads 亦声 the accepted plain class with his reading said."""
+    form, provs = facts.formation
+    zh, en = _formation_text(form)
+    struct = {"formation": form.label_set(), "yisheng": form.yisheng}
+    if "FORC" in facts.accepted:
+        struct["accepted"] = facts.accepted["FORC"]
+        sw = facts.accepted["FORC"][0][0]
+        span = next((p.span for p in provs if p.source == "shuowen" and p.rule.startswith("shuowen.formation")), "")
+        if sw == "会意":
+            # 庫 「从車在广下」: the sources' own label leads, Duan's 亦声 qualifies it (data review 12-04)
+            zh = "会意" + (f"（《说文》「{span}」）" if span else "") + "；段注以为亦声，会意兼形声"
+            en = "Ideographic compound (会意) in Shuowen; Duan reads the part as also phonetic (亦声)"
+        else:
+            zh += f"；此亦声之说出自段注，《说文》作{sw}" + (f"（「{span}」）" if span else "")
+            en += "; the 亦声 reading is Duan's, Shuowen's analysis is a plain phono-semantic compound"
+    return zh, en, struct, _prov("formation", provs)
+
+
 def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | None:
     """Compose the QA pair of ``kind`` (phrasing index ``phrasing``) for ``image``.
 
@@ -160,21 +180,8 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
         struct = {"structure": v, **({"accepted": facts.accepted["STRC"]} if "STRC" in facts.accepted else {})}
         return qa(zh, en, struct, _prov("structure", provs), ["structure"])
     if kind == "FORC":
-        form, provs = facts.formation
-        zh, en = _formation_text(form)
-        struct = {"formation": form.label_set(), "yisheng": form.yisheng}
-        if "FORC" in facts.accepted:
-            struct["accepted"] = facts.accepted["FORC"]
-            sw = facts.accepted["FORC"][0][0]
-            span = next((p.span for p in provs if p.source == "shuowen" and p.rule.startswith("shuowen.formation")), "")
-            if sw == "会意":
-                # 庫 「从車在广下」: the sources' own label leads, Duan's 亦声 qualifies it (data review 12-04)
-                zh = "会意" + (f"（《说文》「{span}」）" if span else "") + "；段注以为亦声，会意兼形声"
-                en = "Ideographic compound (会意) in Shuowen; Duan reads the part as also phonetic (亦声)"
-            else:
-                zh += f"；此亦声之说出自段注，《说文》作{sw}" + (f"（「{span}」）" if span else "")
-                en += "; the 亦声 reading is Duan's, Shuowen's analysis is a plain phono-semantic compound"
-        return qa(zh, en, struct, _prov("formation", provs), ["formation"])
+        zh, en, struct, provs = _forc_answer(facts)
+        return qa(zh, en, struct, provs, ["formation"])
     if kind in ("COMR", "COMF", "COMI", "COME", "COMP_FULL", "COMP_ASPECT"):
         fn = kind in ("COMF", "COMP_FULL", "COMP_ASPECT")
         it = kind in ("COMI", "COMP_FULL", "COMP_ASPECT")
