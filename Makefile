@@ -30,8 +30,15 @@ APT_PACKAGES := fontconfig fonts-noto-cjk fonts-cns11643-kai fonts-cns11643-sung
 	fonts-ipamj-mincho fonts-droid-fallback chromium chromium-driver libcairo2
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup system-packages main test test-fast bench clean
-setup: .venv/.installed system-packages
+.PHONY: setup disk-check system-packages main test test-fast bench clean
+setup: disk-check .venv/.installed system-packages
+
+# A full `make main` needs about 20 GB (README "Disk"); warn, do not refuse (a partial run needs less).
+MIN_FREE_GB ?= 20
+disk-check:
+	@free=$$(df -Pk . | awk 'NR==2 {print int($$4/1048576)}'); \
+	if [ "$$free" -lt "$(MIN_FREE_GB)" ]; then \
+		echo "warning: $$free GB free here; a full 'make main' needs about $(MIN_FREE_GB) GB (README, Disk)" >&2; fi
 
 system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

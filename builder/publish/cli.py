@@ -68,7 +68,7 @@ def build_all(
     sources: Optional[Path] = typer.Option(None, "--sources", help="Source cache (default: $JIEZI_SOURCES, else ~/.cache/jiezi/sources)."),
     records: Optional[Path] = typer.Option(None, "--records", help="Use this existing records folder instead of running the records stage."),
     workers: int = typer.Option(2, help="Worker processes of the records stage."),
-    user_glyphs: list[Path] = typer.Option([], "--user-glyphs", help="Labelled glyph folder or CSV manifest for the records stage (repeatable)."),
+    user_glyphs: list[Path] = typer.Option([], "--user-glyphs", exists=True, help="Labelled glyph folder or CSV manifest for the records stage (repeatable)."),
     seed: int = typer.Option(0, help="Seed for the QA draw and the bench selection."),
     bench_size: int = typer.Option(1024, help="Number of JieZi-Bench glyph images."),
     min_pairs: int = typer.Option(5, help="Fewest QA pairs per dataset image."),

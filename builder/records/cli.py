@@ -36,7 +36,7 @@ def build_records(
     output: Path = typer.Option(..., "--output", "-o", help="records directory (records.jsonl, images/, report.json ...)"),
     sources: Optional[Path] = typer.Option(None, "--sources", help=SOURCES_HELP),
     fonts: Optional[list[str]] = typer.Option(None, "--fonts", help="font design (repeat, or comma-separated); default: every installed default design"),
-    user_glyphs: Optional[list[Path]] = typer.Option(None, "--user-glyphs", help="labelled glyph folder (<script>/<character>/*.png) or CSV manifest; repeatable"),
+    user_glyphs: Optional[list[Path]] = typer.Option(None, "--user-glyphs", exists=True, help="labelled glyph folder (<script>/<character>/*.png) or CSV manifest; repeatable"),
     workers: int = typer.Option(2, "--workers", "-j", help="processes for images and records"),
     size: int = typer.Option(128, "--size", help="image side in pixels"),
     characters: Optional[str] = typer.Option(None, "--characters", help="only these characters (a string, or a file of them)"),
