@@ -375,7 +375,8 @@ def test_a_reading_note_shows_the_sound_link_or_nothing(recs):
     fu = interp(facts(recs, "愊_楷书"), "畐")
     assert "芳逼切" in fu and "读fú" not in fu, fu  # 畐 fú hides its 芳逼 reading, 愊's
     zeng = interp(facts(recs, "繒_楷书"), "曾")
-    assert "读céng" not in zeng, zeng  # 曾 also reads zēng: no contrast of first readings
+    assert "读céng" not in zeng, zeng  # 曾 also reads zēng: no contrast of first readings ...
+    assert "作滕切" in zeng and "疾陵切" in zeng, zeng  # ... but every fanqie of both (data review 12-04, round 4)
 
 
 def test_duan_yisheng_on_a_huiyi_head(recs):

@@ -195,6 +195,11 @@ def _with_reading(zh: str, en: str, provs: list[Provenance], name: str, char: st
         keep = [p for p in p1 + p2 if p.span == shared or shared in p.span]
         return (zh + f"（「{name}」有{shared}切一读，与「{char}」同）", en + f" ({name} has the reading {shared} 切, as {char} has)",
                 provs + (keep or p1 + p2))
+    if fq_c and fq:
+        # every fanqie of both (單 都寒切、市連切; 嘽 他干切): the sound link shown in full, not
+        # hidden behind one modern reading each, nor left as a bare 「提示字音」 (data review 12-04)
+        a, b = "、".join(f"{x}切" for x in fq_c), "、".join(f"{x}切" for x in fq)
+        return zh + f"（「{name}」{a}；「{char}」{b}）", en + f" ({name}: {a}; {char}: {b})", provs + p1 + p2
     return zh, en, provs
 
 
