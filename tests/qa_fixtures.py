@@ -318,3 +318,26 @@ def build_fixture(sources_dir: Path, out: Path, *, bench_size: int = 8, publish:
         for kind in ("dataset", "bench"):
             write_hub_folder(out, kind, report=report, progress=False)
     return report
+
+
+def character_records(sources_dir: Path, out: Path, characters: str) -> list[GlyphRecord]:
+    """The records stage run for ``characters`` only (no images) into ``out``, read back."""
+    from builder.records.build import BuildOptions, build
+
+    build(BuildOptions(output=out, sources=sources_dir, characters=characters, images=False, progress=False,
+                       check_hashes=False))
+    return [GlyphRecord.model_validate_json(x) for x in (out / "records.jsonl").read_text("utf-8").splitlines()]
+
+
+def character_corpus(sources_dir: Path, characters: str):
+    """The records stage's corpus (sources read, restricted to ``characters`` and what they
+    link to, readings structurized by rule) for :func:`builder.records.align.align`."""
+    from builder.glyphs.oracle_mnist import simplified_only
+    from builder.records.build import build_readings, load_sources, make_corpus, select
+    from builder.records.structurize import RuleStructurizer
+    from hub.skips import SkipLog
+
+    skipped = SkipLog()
+    loaded = load_sources(sources_dir, skipped, characters)
+    loaded = select(loaded, sources_dir, skipped, loaded.universe, restrict=True)
+    return make_corpus(loaded, build_readings(loaded, RuleStructurizer(), progress=False), simplified_only(sources_dir))

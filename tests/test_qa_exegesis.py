@@ -21,10 +21,10 @@ from builder.qa.evolution import derive
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.stage import load_shuowen
 from builder.qa.wording import make_qa
-from builder.records.build import BuildOptions, build
-from builder.schema import GlyphImage, GlyphRecord
+from builder.schema import GlyphImage
 from hub import templates as T
 from hub.skips import SkipLog
+from qa_fixtures import character_records
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
@@ -39,9 +39,7 @@ def exact_scorer(cands, refs):
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("exegesis") / "records"
-    build(BuildOptions(output=out, sources=sources_dir, characters=CHARS, images=False, progress=False,
-                       check_hashes=False))
-    records = [GlyphRecord.model_validate_json(line) for line in (out / "records.jsonl").read_text("utf-8").splitlines()]
+    records = character_records(sources_dir, out, CHARS)
     duan, entries = load_shuowen(sources_dir, SkipLog())
     index = EvidenceIndex(records, duan=duan, entries=entries)
     index.readings = soundgloss.load_source_readings(sources_dir, SkipLog())

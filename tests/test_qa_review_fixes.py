@@ -29,10 +29,10 @@ from builder.qa.orim import DUAN_EMENDS_REASON, NOT_A_MEANING_REASON
 from builder.qa.script_neutral import bar_characters, only_bars, script_neutral_images
 from builder.qa.stage import load_modern_forms, load_shuowen
 from builder.qa.wording import make_qa
-from builder.records.build import BuildOptions, build
-from builder.schema import GlyphImage, GlyphRecord
+from builder.schema import GlyphImage
 from hub import templates as T
 from hub.skips import SkipLog
+from qa_fixtures import character_records
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
@@ -46,9 +46,7 @@ ALL = {"shuowen", "duan", "unihan"}
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("review") / "records"
-    build(BuildOptions(output=out, sources=sources_dir, characters=CHARS, images=False, progress=False,
-                       check_hashes=False))
-    records = [GlyphRecord.model_validate_json(x) for x in (out / "records.jsonl").read_text("utf-8").splitlines()]
+    records = character_records(sources_dir, out, CHARS)
     skips = SkipLog()
     duan, entries = load_shuowen(sources_dir, skips)
     index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips),

@@ -16,13 +16,11 @@ the real sources (no images: :func:`builder.records.align.align` on a restricted
 from __future__ import annotations
 
 import pytest
+from qa_fixtures import character_corpus
 
 from builder.glyphs.oracle_mnist import simplified_only
 from builder.records.align import align
-from builder.records.build import build_readings, load_sources, make_corpus, select
-from builder.records.structurize import RuleStructurizer
 from builder.records.shuowen_rules import analyse, analyse_variant
-from hub.skips import SkipLog
 
 CHARS = ("寢鬥普岘複孓偬秀丽㐆肇瀕𩔯朋楍邓蛇实瘘棗小后骨非看今寑譽頁眉尹力翌江射明隼鵻"
          "宷鵻麗身本鄧它實頰鳳秂𦘟𩕘㝲飛飞")
@@ -30,10 +28,7 @@ CHARS = ("寢鬥普岘複孓偬秀丽㐆肇瀕𩔯朋楍邓蛇实瘘棗小后骨
 
 @pytest.fixture(scope="module")
 def corpus(sources_dir):
-    skipped = SkipLog()
-    loaded = load_sources(sources_dir, skipped, CHARS)
-    loaded = select(loaded, sources_dir, skipped, loaded.universe, restrict=True)
-    return make_corpus(loaded, build_readings(loaded, RuleStructurizer(), progress=False), simplified_only(sources_dir))
+    return character_corpus(sources_dir, CHARS)
 
 
 def rec(corpus, ch, script="楷书"):

@@ -18,23 +18,17 @@ of /work/review/final-<set>/items.md.
 from __future__ import annotations
 
 import pytest
+from qa_fixtures import character_corpus
 
-from builder.glyphs.oracle_mnist import simplified_only
 from builder.records.align import align
-from builder.records.build import build_readings, load_sources, make_corpus, select
 from builder.records.own_form import choose_definition
-from builder.records.structurize import RuleStructurizer
-from hub.skips import SkipLog
 
 CHARS = "麵𧏁円遴粦浸棊复肆廌薑"  # 粦: its Unihan entry links 㷠 (a full build reads all)
 
 
 @pytest.fixture(scope="module")
 def corpus(sources_dir):
-    skipped = SkipLog()
-    loaded = load_sources(sources_dir, skipped, CHARS)
-    loaded = select(loaded, sources_dir, skipped, loaded.universe, restrict=True)
-    return make_corpus(loaded, build_readings(loaded, RuleStructurizer(), progress=False), simplified_only(sources_dir))
+    return character_corpus(sources_dir, CHARS)
 
 
 def parts(rec) -> list[tuple[str, list[str]]]:

@@ -38,7 +38,7 @@ from builder.qa.component_names import (
     ids_operands,
     same_component,
 )
-from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES, _trad_simp
+from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES, _trad_simp, parse_shuowen_raw
 from builder.qa.evolution import derive
 from builder.qa.facts import (  # noqa: F401  (the form constants: importers read them here too)
     BENCH_SOURCES, EARLY_FORM_REASON, L2_KINDS, SEAL_FORM_REASON, SEAL_FORM_SCRIPTS, CompFact, Facts, Profile,
@@ -435,7 +435,7 @@ def _unlisted_pictograph(record: GlyphRecord, comps: list[CompFact]) -> bool:
     for key, text in record.raw.items():
         if not key.startswith("shuowen:"):
             continue
-        expl = next((ln.split("\t", 1)[1] for ln in text.splitlines() if ln.startswith("說解\t")), "")
+        expl = parse_shuowen_raw(text)["explanation"]
         for m in re.finditer(r"([^\W从從亦象])象形", expl):
             if not any(same_component(m.group(1), x.name) for x in comps):
                 return True

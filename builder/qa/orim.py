@@ -21,7 +21,7 @@ import re
 
 from builder.qa import soundgloss
 from builder.qa.component_names import same_component
-from builder.qa.evidence import EvidenceIndex, parse_duan_raw
+from builder.qa.evidence import EvidenceIndex, parse_duan_raw, parse_shuowen_raw
 from builder.qa.facts import Facts, _audit_provs
 from builder.schema import GlyphRecord, Provenance
 
@@ -284,7 +284,7 @@ def _not_original(c, f: Facts) -> None:
         return
     rec = c.record
     heads = {rec.character, rec.traditional or "", rec.simplified or "", rec.form or ""} - {""}
-    if any(re.search(r"(?:^|[。；])闕(?:[。；]|$)", _explanation(t)) for k, t in rec.raw.items() if k.startswith("shuowen:")):
+    if any(re.search(r"(?:^|[。；])闕(?:[。；]|$)", parse_shuowen_raw(t)["explanation"]) for k, t in rec.raw.items() if k.startswith("shuowen:")):
         # 𠨖 「二卪也。巽从此。闕。」: Xu marks what he could not explain (data review 12-04)
         f.orim, f.missing["ORIM"] = None, NOT_A_GLOSS_REASON
         return
@@ -359,8 +359,3 @@ def _self_gloss(value: str, record: GlyphRecord) -> bool:
     core = re.sub(r"[也。，、；\s]", "", value)
     forms = {record.character, record.traditional or "", record.simplified or "", record.form or ""} - {""}
     return core in forms or core == ""
-
-
-def _explanation(raw: str) -> str:
-    """The 說解 line of a Shuowen entry's raw text (the adapter's ``說解\t...`` line)."""
-    return next((ln.split("\t", 1)[1] for ln in raw.splitlines() if ln.startswith("說解\t")), "")
