@@ -396,7 +396,7 @@ def test_no_seal_layout_from_a_modern_surround(recs):
 
 
 def test_a_list_missing_a_sheng_part_is_not_asked(recs):
-    from builder.qa.compose import _unlisted_sheng
+    from builder.qa.complete_list import unlisted_sheng as _unlisted_sheng
     from builder.qa.facts import CompFact
     from builder.schema import Provenance
 

@@ -33,26 +33,43 @@ from builder.aliases import is_position_form
 from builder.ids import PLACEHOLDERS, IDSError
 from builder.ids import first_level as ids_first_level
 from builder.qa import script_neutral
+from builder.qa.complete_list import (
+    unlisted_drawn_part,
+    unlisted_pictograph,
+    unlisted_sheng,
+)
+from builder.qa.component_facts import (
+    _duan_yisheng,
+    _name_simplified_as_drawn,
+    _part_sources,
+    _source_interpretation,
+)
 from builder.qa.component_names import (
     abbreviated_parts,
     ids_operands,
     same_component,
 )
-from builder.qa.evidence import EvidenceIndex, MODERN_SOURCES, _trad_simp, parse_shuowen_raw
+from builder.qa.evidence import MODERN_SOURCES, EvidenceIndex, _trad_simp
 from builder.qa.evolution import derive
-from builder.qa.facts import (  # noqa: F401  (the form constants: importers read them here too)
-    BENCH_SOURCES, EARLY_FORM_REASON, L2_KINDS, SEAL_FORM_REASON, SEAL_FORM_SCRIPTS, CompFact, Facts, Profile,
-    _audit_provs, _supporters,
+from builder.qa.facts import (
+    BENCH_SOURCES,
+    EARLY_FORM_REASON,
+    L2_KINDS,
+    SEAL_FORM_REASON,
+    SEAL_FORM_SCRIPTS,
+    CompFact,
+    Facts,
+    Profile,
+    _audit_provs,
+    _supporters,
 )
-from builder.qa.component_facts import _duan_yisheng, _name_simplified_as_drawn, _part_sources, _source_interpretation
 from builder.qa.interpretation import _compose_interpretation
-from builder.qa.orim import SOUND_GLOSS_REASON, orim_facts  # noqa: F401  (SOUND_GLOSS_REASON: tests read it here)
 from builder.qa.narrative import Evolution
+from builder.qa.orim import SOUND_GLOSS_REASON, orim_facts  # noqa: F401  (SOUND_GLOSS_REASON: tests read it here)
 from builder.qa.wording import _ids_regions
 from builder.schema import Component, Formation, GlyphRecord, Provenance
 from metrics.acce import labels
 from metrics.acce.variants import same_character
-
 
 _LATIN = re.compile(r"[A-Za-z]")
 
@@ -401,20 +418,6 @@ SHENG_UNLOCATED = "sheng:drawn-part-not-located"
 SHENG_RESERVED = "sheng:source-reserved"
 
 
-def _unlisted_sheng(comps: list[CompFact]) -> bool:
-    """Whether a Shuowen analysis the components cite names a 省 part that is no component
-    (穩 「从禾，隱省」 listed as 禾 alone: a list that presents itself as complete would
-    lack the phonetic, data review 12-04)."""
-    for cf in comps:
-        for p in cf.provenance:
-            if p.source != "shuowen":
-                continue
-            for m in re.finditer(r"(\w)省", p.span):
-                if m.group(1) not in "从從亦" and not any(same_component(m.group(1), x.name) for x in comps):
-                    return True
-    return False
-
-
 POSITION_FORM_REASON = "position-form:no-formation-of-its-own"
 
 
@@ -429,19 +432,6 @@ def _position_form(record: GlyphRecord, f: Facts) -> None:
             f.missing[k] = POSITION_FORM_REASON
 
 
-def _unlisted_pictograph(record: GlyphRecord, comps: list[CompFact]) -> bool:
-    """Whether the head's Shuowen analysis names a drawn part 「X象形」 that is no component
-    (胃 「从肉，𡇒象形」 listed as 肉 alone, data review 12-04)."""
-    for key, text in record.raw.items():
-        if not key.startswith("shuowen:"):
-            continue
-        expl = parse_shuowen_raw(text)["explanation"]
-        for m in re.finditer(r"([^\W从從亦象])象形", expl):
-            if not any(same_component(m.group(1), x.name) for x in comps):
-                return True
-    return False
-
-
 def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[CompFact]:
     """Name each 省 component as the glyph draws it (issue 21): 癘 shows 萬 where Shuowen
     reads 「蠆省聲」, so the component is 萬 with ``abbreviates`` 蠆, and its interpretation
@@ -454,7 +444,8 @@ def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[Com
         return comps
     located, unlocated = abbreviated_parts(c.record, c.index)
     names = {x.name for x in comps}
-    if names & set(unlocated) or _unlisted_sheng(comps) or _unlisted_pictograph(c.record, comps):
+    if (names & set(unlocated) or unlisted_sheng(comps) or unlisted_pictograph(c.record, comps)
+            or unlisted_drawn_part(c.record, comps)):
         f.missing["COMP"] = SHENG_UNLOCATED
         return []
     usable = c.allowed | c.gap | {"user"}

@@ -1,0 +1,57 @@
+"""A component list asked as complete must hold every drawn part Shuowen names
+(data review 12-04, round 4: seal 羊 listed as 𦫳 alone though 「从𦫳，象頭角足尾之形」; 鬼
+listed as 人 + 厶 though 「从人，象鬼頭」). Records are built from the real sources."""
+
+from __future__ import annotations
+
+import pytest
+
+from builder.qa.compose import facts_for
+from builder.qa.complete_list import unlisted_drawn_part
+from builder.qa.evidence import EvidenceIndex
+from builder.qa.facts import BENCH
+from builder.qa.stage import load_modern_forms, load_shuowen
+from hub.skips import SkipLog
+from qa_fixtures import character_records
+
+CHARS = "羊𦫳鬼人厶甶果木屋尸至曰口乙江水工胃肉"
+
+
+@pytest.fixture(scope="module")
+def recs(sources_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("complete") / "records"
+    records = character_records(sources_dir, out, CHARS)
+    skips = SkipLog()
+    duan, entries = load_shuowen(sources_dir, skips)
+    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips))
+    return {r.id: r for r in records}, index
+
+
+class _C:
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.mark.parametrize("rid", ["羊_楷书", "鬼_楷书", "果_楷书"])
+def test_a_drawn_part_beside_the_formula_keeps_the_list_from_being_asked(recs, rid):
+    by_id, index = recs
+    rec = by_id[rid]
+    assert unlisted_drawn_part(rec, [_C(c.name) for c in rec.components]), [c.name for c in rec.components]
+    f = facts_for(rec, BENCH, index)
+    assert not f.components and f.missing.get("COMR"), (rid, f.missing)
+
+
+@pytest.mark.parametrize("rid", ["江_楷书", "屋_楷书", "曰_楷书"])
+def test_a_formula_without_a_drawn_part_is_complete(recs, rid):
+    # 江 has no 象 clause; 屋 「尸，象屋形」 says what 尸 depicts; 曰 「亦象口气出也」 is the whole
+    by_id, _ = recs
+    rec = by_id[rid]
+    assert rec.components and not unlisted_drawn_part(rec, [_C(c.name) for c in rec.components])
+
+
+def test_an_extra_ids_component_stands_for_the_drawn_part():
+    # 果 in the regular script: the IDS gives 田 beside 从木, the drawn fruit
+    class R:
+        raw = {"shuowen:1": "字頭\t果\n說解\t木實也。从木，象果形在木之上。"}
+    assert unlisted_drawn_part(R, [_C("木")])
+    assert not unlisted_drawn_part(R, [_C("田"), _C("木")])
