@@ -1,4 +1,4 @@
-"""A component list asked as complete must hold every drawn part Shuowen names
+"""Two review findings of round 4-5. A component list asked as complete must hold every drawn part Shuowen names
 (data review 12-04, round 4: seal 羊 listed as 𦫳 alone though 「从𦫳，象頭角足尾之形」; 鬼
 listed as 人 + 厶 though 「从人，象鬼頭」). Records are built from the real sources."""
 
@@ -14,7 +14,7 @@ from builder.qa.stage import load_modern_forms, load_shuowen
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "羊𦫳鬼人厶甶果木屋尸至曰口乙江水工胃肉"
+CHARS = "羊𦫳鬼人厶甶果木屋尸至曰口乙江水工胃肉勿縣系組"
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +55,12 @@ def test_an_extra_ids_component_stands_for_the_drawn_part():
         raw = {"shuowen:1": "字頭\t果\n說解\t木實也。从木，象果形在木之上。"}
     assert unlisted_drawn_part(R, [_C("木")])
     assert not unlisted_drawn_part(R, [_C("田"), _C("木")])
+
+
+@pytest.mark.parametrize("rid,text", [("勿_楷书", "大夫士所建旗"), ("縣_楷书", "系也"), ("組_楷书", "綬織也")])
+def test_duan_replaces_the_whole_phrase_he_names(recs, rid, text):
+    # 勿: 「州里當作大夫士」 replaces both characters (one-for-one matching gave 「州大所建旗」,
+    # data review 12-04 round 5)
+    by_id, index = recs
+    f = facts_for(by_id[rid], BENCH, index)
+    assert f.orim is not None and f.orim[0] == text and f.orim[3] == "duan", (f.orim, f.missing.get("ORIM"))

@@ -39,7 +39,9 @@ _LATIN = re.compile(r"[A-Za-z]")
 #   (縣 「繫當作系」, 組 「屬當作織」): his reading is the gloss so corrected.
 DUAN_EDITS = re.compile(r"各本|今正|今依.{0,12}[正補刪訂]|今補|今刪|今訂|淺人|妄[改增刪]|衍文")
 DUAN_QUOTED_BACK = re.compile(r"此云(.{1,8}?)(?:者)?[。、，].{0,12}(?:誤|譌|訛|引[伸申]之義|非)")
-DUAN_CHAR_EMENDS = re.compile(r"(\w)(?:當作|當爲)(\w)")
+# a whole clause 「X當作Y」, X and Y up to four characters: 勿 「州里當作大夫士」 replaces 州里
+# by 大夫士 (matching single characters made 「州大所建旗」, data review 12-04 round 5)
+DUAN_CHAR_EMENDS = re.compile(r"(?:^|(?<=[。，、；]))(\w{1,4}?)(?:當作|當爲)(\w{1,4})(?=[。，、；]|$)")
 _FORM_EDIT = re.compile(r"篆各本|各本.{0,3}(?:篆|[从從]|.{0,6}聲)")
 
 
