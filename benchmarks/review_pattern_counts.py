@@ -92,7 +92,7 @@ def count_item(kind: str, struct: dict, provs: list[dict], question: str, rec: d
     comps = _components(struct)
     interps = [x.get("interpretation") or "" for x in comps]
     c["comi_circular"] += any(CIRCULAR.search(t) for t in interps)
-    c["comi_english_hint"] += any(_LATIN.search(_PINYIN.sub("", t.split("Unihan 释义")[0])) for t in interps)
+    c["comi_english_hint"] += any(_LATIN.search(_PINYIN.sub("", re.split("Unihan (?:释义|首列义项)", t)[0])) for t in interps)
     ids = ((rec or {}).get("ids") or {}).get("value", "")
     c["component_traditional_for_simplified"] += any(
         src.t2s(x["name"]) != x["name"] and src.t2s(x["name"]) in ids and x["name"] not in ids for x in comps)

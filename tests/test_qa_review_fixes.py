@@ -119,7 +119,7 @@ def test_dataset_never_states_a_hint_and_quotes_unihan_for_a_bench_component(rec
     finally:
         index.reserved = frozenset()
     text = interp(f, "竹")
-    assert text.endswith("竹，Unihan 释义：bamboo; flute") and "《说文》" not in text, text
+    assert text.endswith("竹，Unihan 首列义项：bamboo") and "《说文》" not in text, text
     for rid in by_id:  # no makemeahanzi English hint anywhere (貝 "money", 幺 "one")
         for c in facts(recs, rid, DATASET).components:
             assert not any(p.source == "makemeahanzi" and "hint" in p.span for p in c.interpretation_provenance), rid
@@ -133,7 +133,7 @@ def test_unihan_definition_of_a_simplified_character_is_not_the_part(recs):
     index.definitions.update({"广": "wide, extensive, broad", "疒": "sickness"})
     try:
         assert unihan_definition(index, "广") is None  # 广 「wide」 is 廣's meaning, not the roof part's
-        assert unihan_definition(index, "疒").zh == "疒，Unihan 释义：sickness"
+        assert unihan_definition(index, "疒").zh == "疒，Unihan 首列义项：sickness"
     finally:
         index.definitions = defs
 

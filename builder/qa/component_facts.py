@@ -13,7 +13,7 @@ import re
 import typing
 
 from builder.qa import part_glosses
-from builder.qa.component_names import _is_simplified_form, canonical_component, same_component, written_as
+from builder.qa.component_names import _is_simplified_form, canonical_component, ids_operands, same_component, written_as
 from builder.qa.evidence import parse_duan_raw
 from builder.qa.facts import CompFact, _audit_provs
 from builder.qa.interpretation import BENCH_PARTS, PartSources
@@ -104,3 +104,78 @@ def _name_simplified_as_drawn(c: "_FactsCtx", comps: list[CompFact]) -> None:
         if w is not None and _is_simplified_form(w[0], cf.name) and len(w[0]) == 1:
             cf.name = w[0]
             cf.provenance = cf.provenance + [w[1]]
+
+
+_SAYS_YISHENG = re.compile(r"亦[聲声]")
+
+
+def _hint_yisheng(comps: list[CompFact]) -> None:
+    """A component made 表意 + 表音 (亦声) only by a makemeahanzi hint (讧 「Dissent among
+    workers 工; 工 also provides the pronunciation」, where Shuowen's 訌 is 「从言工聲」) is
+    the phonetic the hint names, 表音 only: 亦声 comes from Shuowen's 「X亦聲」, a 亦聲 class
+    in cjkvi-ids or Duan's note, never from a mnemonic (data review 12-04, round 4).
+    Duan's 亦聲 may still make it 表意 + 表音 afterwards (:func:`_duan_yisheng`). Modifies
+    ``comps`` in place."""
+    for x in comps:
+        if not {"表意", "表音"} <= set(x.functions) or _audit_provs(x.provenance):
+            continue
+        if not any(p.rule == "makemeahanzi.hint.phonetic" for p in x.provenance):
+            continue
+        if any(p.source != "makemeahanzi" and _SAYS_YISHENG.search(p.span) for p in x.provenance):
+            continue
+        x.functions = ["表音"]
+        x.provenance = [p for p in x.provenance if p.rule != "makemeahanzi.hint.phonetic"]
+
+
+MMH_AGAINST_HEAD = "mmh-analysis:against-linked-shuowen-head"
+
+
+def _mmh_against_head(c: "_FactsCtx", f, comps: list[CompFact]) -> None:
+    """No component interpretation when the components rest on makemeahanzi alone while
+    Unihan / cjkvi-ids link the character to a Shuowen head whose formula does not name
+    them (准, the 俗省 of 準 「从水隼聲」, decomposed by makemeahanzi as 冫 + 隹: 冫 read as
+    仌 「象水凝之形」 would explain a part 準 never had). Interpretations are cleared and
+    COMI / COMP_FULL / COMP_ASPECT counted under :data:`MMH_AGAINST_HEAD` (data review
+    12-04, round 4)."""
+    if not comps or any(p.source not in ("makemeahanzi", "unihan") for x in comps for p in x.provenance):
+        return
+    rec = c.record
+    linked = {v.form for v in rec.variants if v.form != rec.character} | ({rec.traditional} - {None, rec.character})
+    for form in sorted(linked):
+        for eid in c.index.heads.get(form, []):
+            expl = c.index.shuowen_entry(eid).get("explanation") or ""
+            formula = "".join(x for x in re.split(r"[。，；]", expl) if x.startswith(("从", "從")) or "聲" in x)
+            if formula and not all(any(same_component(ch, x.name) for ch in formula) for x in comps):
+                for x in comps:
+                    x.interpretation = x.interpretation_en = None
+                    x.interpretation_provenance = []
+                for k in ("COMI", "COMP_FULL", "COMP_ASPECT"):
+                    f.missing[k] = MMH_AGAINST_HEAD
+                return
+
+
+SPLIT_ONLY = "ids-split-only:formation"
+
+
+def _formation_from_split_only(c: "_FactsCtx", f) -> None:
+    """No FORC when a 会意 class rests only on a decomposition source (cjkvi-ids'
+    analysis, makemeahanzi's type; no other source of the record states it) whose split names a part the character's own Shuowen
+    analysis does not (氒 ⿱氏十 「會意」 in cjkvi-ids; Shuowen 「木本。从氏。大於末」 names 氏
+    only): the class is then read off the modern split, not the analysis (data review
+    12-04, round 4). Counted under :data:`SPLIT_ONLY`."""
+    if f.formation is None or f.formation[0].label != "会意" or _audit_provs(f.formation[1]):
+        return
+    whole = c.record.formation.provenance if c.record.formation is not None else []
+    if any(p.source not in ("cjkvi-ids", "makemeahanzi") for p in list(f.formation[1]) + list(whole)):
+        return  # 爭: Shuowen's 「从𠬪、𠂆」 is 会意 too, whatever the profile may cite
+    own = [k.partition(":")[2] for k in c.record.raw if k.startswith("shuowen:")]
+    for eid in own:
+        e = c.index.shuowen_entry(eid)
+        if e.get("wordhead") != c.record.character:
+            continue
+        formula = "".join(x for x in re.split(r"[。，；]", e.get("explanation") or "") if x.startswith(("从", "從")))
+        ops = [t for t, _ in ids_operands(c.record)]
+        if ops and any(not any(same_component(ch, t) for ch in formula) for t in ops):
+            f.formation = None
+            f.missing["FORC"] = SPLIT_ONLY
+            return

@@ -92,6 +92,18 @@ def written_as(record: GlyphRecord, name: str) -> tuple[str, Provenance] | None:
     return None
 
 
+def drawn_in_ids(record: GlyphRecord, name: str) -> bool:
+    """Whether the record's modern IDS draws component ``name``, at any depth, as itself or
+    a listed form of it (水 as 氵, 肉 as 月): 爭 ⿱爫⿻⿻コ一亅 draws neither the 𠬪 nor the 𠂆
+    of Shuowen's 「从𠬪、𠂆」, so neither is kept (保留) in the modern form (data review 12-04,
+    round 4). True when the record has no IDS to check (the modern component list, from the
+    IDS sources' spans, then stands alone)."""
+    if record.ids is None:
+        return True
+    text = record.ids.value
+    return any(ch == name or same_component(ch, name) for ch in text if not 0x2FF0 <= ord(ch) <= 0x2FFF)
+
+
 @dataclass(frozen=True)
 class DrawnPart:
     """A component a source names in full though the glyph draws only part of it (省).

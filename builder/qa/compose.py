@@ -40,6 +40,9 @@ from builder.qa.complete_list import (
 )
 from builder.qa.component_facts import (
     _duan_yisheng,
+    _formation_from_split_only,
+    _hint_yisheng,
+    _mmh_against_head,
     _name_simplified_as_drawn,
     _part_sources,
     _source_interpretation,
@@ -403,7 +406,8 @@ def _component_details(c: _FactsCtx, f: Facts, comps: list[CompFact], evo: Evolu
         else:
             # a seal glyph does not write the modern position forms (亻 for 人): no "written as"
             comp = _compose_interpretation(cf, f, [n for n in names if n != cf.name], c.index,
-                                           c.allowed | MODERN_SOURCES, record if c.form == "modern" else None,
+                                           c.allowed | MODERN_SOURCES | (c.gap if c.form == "seal" else frozenset()),
+                                           record if c.form == "modern" else None,
                                            host=record, parts=parts)
             if comp:
                 cf.interpretation, cf.interpretation_en, cf.interpretation_provenance = comp
@@ -554,6 +558,7 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     _forc_facts(c, f)
     _structure_accepted(c, f)
     _formation_accepted(c, f)
+    _formation_from_split_only(c, f)
     f.variant_forms = _variant_forms(record)
     f.char_forms = _char_forms(record, index)
     f.in_standard_table = index.modern is not None and bool(index.modern.standard) and index.modern.is_standard(
@@ -565,8 +570,10 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
         evo_sources = evo_sources | {"user"}  # corrected components / formation feed the evolution
     evo = derive(record, index, evo_sources)
     f.evolution_sources = evo_sources
+    _hint_yisheng(comps)
     _duan_yisheng(c, comps)
     _component_details(c, f, comps, evo)
+    _mmh_against_head(c, f, comps)
     comps = _name_drawn_parts(c, f, comps)
     _name_simplified_as_drawn(c, comps)
     f.components = comps

@@ -28,6 +28,7 @@ from builder.qa.component_names import (
     _is_simplified_form,
     alias_equal,
     canonical_component,
+    drawn_in_ids,
     ids_operands,
     same_component,
     written_as,
@@ -382,8 +383,10 @@ def _rule_component_types(ctx: _Ctx) -> None:
     for comp in ctx.comps:
         if _type_simplified(ctx, comp):
             continue
-        in_modern = any(same_component(comp.name, m.name) for m in ctx.modern)
         s = next((x for x in ctx.seal if same_component(x.name, comp.name)), None)
+        # a type only of a part the modern IDS draws (爭's 𠂆 is written 亅: no 保留), or a 省 part
+        in_modern = any(same_component(comp.name, m.name) for m in ctx.modern) and (
+            drawn_in_ids(ctx.record, comp.name) or (s is not None and s.sheng))
         if s is not None and in_modern:
             _type_against_seal(ctx, comp, s)
             continue

@@ -19,7 +19,7 @@ from builder import aliases
 from builder.qa import part_glosses
 from builder.qa.component_names import written_as
 from builder.qa.evidence import EvidenceIndex
-from builder.qa.facts import CompFact, Facts
+from builder.qa.facts import SEAL_FORM_SCRIPTS, CompFact, Facts
 from builder.qa.part_glosses import PartNote
 from builder.qa.soundgloss import toneless
 from builder.schema import GlyphRecord, Provenance
@@ -133,6 +133,7 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
     if _radical_meaning(name, record):
         provs += list(record.radical_stroke.provenance)
     form = facts.formation[0].label if facts.formation else None
+    seal = facts.script in SEAL_FORM_SCRIPTS
     note = None
     if "表意" in funcs and host is not None and not (form in ("象形", "指事") and not others):
         note = part_note(name, canon, others, host, index, parts, comp.provenance)
@@ -140,10 +141,10 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
         zh = f"「{name}」{alias}既表意又表音（亦声）"
         en = f"{name} carries both meaning and sound (a phonetic that is also semantic)"
         zh, en, provs = _with_note(zh, en, provs, note)
-        zh, en, provs = _with_reading(zh, en, provs, name, facts.character, index, sources)
+        zh, en, provs = _with_reading(zh, en, provs, name, facts.character, index, sources, seal=seal)
     elif "表音" in funcs:
         zh, en, provs = _with_reading(f"「{name}」为声符，提示字音", f"{name} is the phonetic component, indicating the sound",
-                                      provs, name, facts.character, index, sources)
+                                      provs, name, facts.character, index, sources, seal=seal)
     elif "表意" in funcs:
         if form in ("象形", "指事") and not others:
             # what the single graph draws, in Shuowen's words (「象人之形」); a bare 「象形」
@@ -179,15 +180,18 @@ def _with_note(zh: str, en: str, provs: list[Provenance], note: PartNote | None)
 
 
 def _with_reading(zh: str, en: str, provs: list[Provenance], name: str, char: str, index: EvidenceIndex,
-                  sources: frozenset[str]):
+                  sources: frozenset[str], *, seal: bool = False):
     """Append the readings of the phonetic and the character where they show the sound link:
     the same pinyin up to tone (Unihan kMandarin), else a fanqie the two share (愊 and 畐 both
     芳逼). Two different first readings are not printed: the phonetic often has the host's
     reading as a second one (曾 zēng as in 缯, 邪 yé as in 䓉) that the first hides (data
-    review 12-04)."""
+    review 12-04). A seal image (the Shuowen head) compares the fanqie, not the modern pinyin,
+    when Shuowen spells both (艿 如乘切, 乃 奴亥切: modern nǎi / nǎi hides the difference; data
+    review 12-04, round 4)."""
     py_c, fq_c, p1 = _reading(index, name, sources)
     py, fq, p2 = _reading(index, char, sources)
-    if py_c and py and toneless(py_c) == toneless(py):
+    by_fanqie = seal and all(any(p.source == "shuowen" for p in ps) for ps in (p1, p2))
+    if py_c and py and toneless(py_c) == toneless(py) and not by_fanqie:
         return (zh + f"（「{name}」读{py_c}，「{char}」读{py}）", en + f" ({name} is read {py_c}, {char} is read {py})",
                 provs + p1 + p2)
     shared = next((x for x in fq if x in fq_c), None)

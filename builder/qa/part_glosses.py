@@ -17,8 +17,9 @@ this order, from:
    is left, the sentence saying what the graph depicts (馬 「象馬頭髦尾四足之形」):
    :func:`own_gloss`;
 4. (JieZi-Dataset, for a component character that is a bench character, whose Shuowen
-   gloss the dataset may not state) Unihan's ``kDefinition`` of the component character,
-   attributed to Unihan: :func:`unihan_definition`.
+   gloss the dataset may not state) Unihan's first-listed sense (``kDefinition`` before
+   its first 「;」) of the component character, attributed to Unihan, nothing when that is
+   no meaning: :func:`unihan_definition`.
 
 Never a makemeahanzi etymology hint: those are mnemonics (貝 "money", 幺 "one"). A part no
 source speaks of gets nothing (the QA composer then asks no question that needs it).
@@ -124,8 +125,10 @@ def host_clause(index: EvidenceIndex, entry_id: str, name: str, others: list[str
 
 def _explains(clause: str, name: str, host: set[str]) -> bool:
     """A clause that may explain part ``name``: it names it, and it is no formula, no
-    other-sense (一曰), reading (讀若) or radical (凡…之屬) clause, no phonetic statement."""
+    other-sense (一曰), reading (讀若) or radical (凡…之屬) clause, no phonetic statement, no
+    depiction of another element (:func:`_other_subject`)."""
     return (not _is_formula(clause) and not clause.startswith(_NOT_EXPLANATION) and not _BAD.search(clause)
+            and not _other_subject(clause, name)
             and len(re.sub(r"[\W也]", "", clause)) > 1 and len(clause) <= MAX_LEN and "聲" not in clause and "之屬" not in clause
             and _names(name, clause, host))
 
@@ -232,29 +235,49 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     comes first; where it is one or two characters and Shuowen also says what the graph
     depicts, the depiction comes first (馬 「象馬頭髦尾四足之形」: Shuowen's one-character
     glosses of such heads, 「怒也。武也」, are sound-glosses the readings do not always show,
-    while 頁 「頭也」 has no depiction and stays); else a
-    formula that describes the graph (門 「从二戶」). None when the component is no head,
-    the text names the host (系 「縣也」 in 縣: circular), or nothing is left."""
+    while 頁 「頭也」 has no depiction and stays). A sentence that is only a formula (門
+    「从二戶」, …聲, 象形) says no meaning and is skipped (data review 12-04, round 4), and
+    so is a depiction whose subject is another element (禾 「𠂹象其穗」 describes the 𠂹
+    part: :func:`_other_subject`). None when the component is no head, the text names the
+    host (系 「縣也」 in 縣: circular), or nothing is left (門 「聞也」 is a sound-gloss)."""
     head = _head_of(index, name)
     if head is None:
         return None
     entry_id = index.heads[head][0]
     expl = index.shuowen_entry(entry_id).get("explanation") or ""
     sents = _gloss_sentences(expl, head, index.readings)
-    depict = [x for x in sents if _DEPICTS.search(x)]
+    depict = [x for x in sents if _DEPICTS.search(x) and not _other_subject(x, head)]
     glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x) and not x.startswith(("从", "從"))]
-    shapes = [x for x in sents if re.match(r"^[从從][二三四]", x) and x.count("从") + x.count("從") == 1]
     first = glosses[:1]
     if first and len(re.sub(r"[\W也]", "", first[0])) <= 2:
-        order = depict + first + shapes  # 馬 「怒也」: the depiction says more
+        order = depict + first  # 馬 「怒也」: the depiction says more
     else:
-        order = first + depict + shapes
+        order = first + depict
     for gloss in order:
         if len(gloss) <= MAX_LEN and not any(h in gloss for h in host):
             return PartNote(f"{head}，《说文》：「{gloss}」", f"{head}, Shuowen: {gloss}",
                             (Provenance(source="shuowen", entry_id=entry_id, span=gloss, rule="qa.comi.own_gloss"),),
                             "own")
     return None
+
+
+# words that may stand before 象 without being another element (木 「下象其根」, 「其象…」)
+_SUBJECT_OK = frozenset("上下中左右旁外内內其皆又亦并並兼故而各所以之此")
+
+
+def _other_subject(text: str, name: str) -> bool:
+    """Whether a depiction clause 「X象…」 is about another element X than ``name``
+    (禾's text 「𠂹象其穗」 describes its 𠂹 part, not 禾; 木 「下象其根」, 般 「象舟之旋」 and
+    雲 「云象雲回轉形」 for 云 are about the part itself). Rule of the data review 12-04,
+    round 4: Shuowen names the element a 象 clause depicts before the 象."""
+    for clause in _clauses(text):
+        m = re.match(rf"^({_HAN}+?)象", clause)
+        if m is None:
+            continue
+        subject = [ch for ch in m.group(1) if ch not in _SUBJECT_OK]
+        if subject and not any(ch == name or same_component(ch, name) for ch in subject):
+            return True
+    return False
 
 
 def _gloss_sentences(expl: str, head: str, readings) -> list[str]:
@@ -279,22 +302,56 @@ def _gloss_sentences(expl: str, head: str, readings) -> list[str]:
     return out
 
 
+# a first-listed Unihan sense that is no meaning of the graph: a variant / form note (「variant
+# of 德」, 「(same as 德)」, 「(ancient form of 之)」), a Cantonese or Japanese use, a surname, a
+# radical or component note, a grammatical word (particle, pronoun, 「marks preceding phrase…」)
+_UNIHAN_NOT_MEANING = re.compile(
+    r"variant|same as|ancient form|old form|simplified form|abbreviat|\(Cant\.\)|\(J\)|Japanese"
+    r"|surname|family name|radical|component|used in|particle|pronoun|interjection|preposition|conjunction"
+    r"|^marks\b|^interrogative|^exclamat|^onomatop|^phonetic|^transliterat", re.IGNORECASE)
+_FUNCTION_WORDS = frozenset(
+    "a an the and or but also yet then so if as in on at to by for from of with this that these those "
+    "it its he him his she her hers they them their we us our you your i me my who which what "
+    "not no non- negative is be are was".split())
+
+
+def unihan_first_sense(definition: str) -> str | None:
+    """Unihan's first-listed sense group of a ``kDefinition`` (the text before its first
+    「;」): 足 「foot; attain, satisfy, enough」 -> 「foot」, 刀 「knife; old coin; measure」
+    -> 「knife」; the later groups are extended or borrowed senses (data review 12-04,
+    round 4). None when that group is no meaning (:data:`_UNIHAN_NOT_MEANING`: 于's
+    「surname」 would be its third group, 也 「also」 / 其 「his, her, its, their」 are
+    grammatical words, 「Kangxi radical 4」, 「(same as 德) morality」)."""
+    first = definition.split(";")[0].strip(" ,.")
+    if not first or _RADICAL_NOTE.fullmatch(first) or _UNIHAN_NOT_MEANING.search(first):
+        return None
+    first = re.sub(r"\s*\([^)]*\)", "", first).strip(" ,.")  # 「cinnabar (native HgS)」
+    words = [w.strip().lower() for w in first.split(",") if w.strip()]
+    if not words or all(w in _FUNCTION_WORDS for w in words):
+        return None
+    return first
+
+
 def unihan_definition(index: EvidenceIndex, name: str) -> PartNote | None:
-    """Rule 4 (JieZi-Dataset): Unihan's ``kDefinition`` of the component character,
-    attributed to Unihan, its radical-number notes dropped. None when Unihan gives none, or
-    when the character is also the simplified form of another (广 for 廣, 厂 for 廠, 儿 for
-    兒: Unihan then defines that other word, not the part)."""
+    """Rule 4 (JieZi-Dataset): Unihan's first-listed sense of the component character
+    (:func:`unihan_first_sense`), attributed as such. None when Unihan gives none, when
+    that sense is no meaning, or when the character is also the simplified form of another
+    (广 for 廣, 厂 for 廠, 儿 for 兒: Unihan then defines that other word, not the part)."""
     from builder import aliases
 
     simplified = index.modern.simplified_forms() if index.modern is not None else frozenset()
     for cand in (name, aliases.canonical(name)):
         if cand in simplified:
             return None  # 广 「wide」 and 厂 「factory」 define 廣 and 廠, which they also write
-        d = _RADICAL_NOTE.sub("", (index.definitions or {}).get(cand, "")).strip(" ;,")
-        if d:
-            return PartNote(f"{cand}，Unihan 释义：{d}", f"{cand}, Unihan: {d}",
-                            (Provenance(source="unihan", entry_id=f"U+{ord(cand):04X}", span=d,
-                                        rule="qa.comi.unihan_definition"),), "unihan")
+        raw = (index.definitions or {}).get(cand, "")
+        if not raw:
+            continue
+        d = unihan_first_sense(raw)
+        if d is None:
+            return None
+        return PartNote(f"{cand}，Unihan 首列义项：{d}", f"{cand}, Unihan (first-listed sense): {d}",
+                        (Provenance(source="unihan", entry_id=f"U+{ord(cand):04X}", span=d,
+                                    rule="qa.comi.unihan_definition"),), "unihan")
     return None
 
 
