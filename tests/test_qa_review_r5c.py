@@ -1,0 +1,59 @@
+"""Regression tests for the data review of 12-04, round 4 (records, ORIM, Duan notes,
+evolution), on records built from the real sources for the reviewer's example characters
+(rule structurizer, no images).
+
+1. ORIM drops a leading sound-gloss sentence and keeps the meaning sentence (穀).
+2. Duan's 複舉字: the head repeated at the start of the gloss is removed (訬).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from builder.qa import soundgloss
+from builder.qa.compose import facts_for
+from builder.qa.evidence import EvidenceIndex
+from builder.qa.facts import BENCH, DATASET
+from builder.qa.stage import load_modern_forms, load_shuowen
+from builder.records.structurize import strip_repeated_head
+from hub.skips import SkipLog
+from qa_fixtures import character_records
+
+CHARS = "穀續訬擾悔恨河水蘜鐘銿科幺么麼艿寑陝"
+
+
+@pytest.fixture(scope="module")
+def recs(sources_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("review_r5c") / "records"
+    records = character_records(sources_dir, out, CHARS)
+    skips = SkipLog()
+    duan, entries = load_shuowen(sources_dir, skips)
+    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips))
+    index.readings = soundgloss.load_source_readings(sources_dir, skips)
+    index.reserved = frozenset()
+    return {r.id: r for r in records}, index
+
+
+def facts(recs, rid, profile=BENCH):
+    by_id, index = recs
+    return facts_for(by_id[rid], profile, index)
+
+
+# --- 2. Duan's 複舉字 -----------------------------------------------------------------------
+
+def test_repeated_head_duan_marks_is_removed_from_the_gloss(recs):
+    by_id, _ = recs
+    om = by_id["訬_楷书"].original_meaning
+    assert om.value == "擾", om.value  # was 「訬，擾」
+    assert "duan" in om.agree  # Duan's gloss is his next quotation 「擾也」, not 「訬、」
+    assert any(p.rule == "shuowen.gloss.duan_repeated_head" for p in om.provenance)
+
+
+def test_repeated_head_rule_needs_duans_mark():
+    marked = [("訬、", "此複舉字刪之未盡者。"), ("擾也。", "")]
+    assert strip_repeated_head("訬，擾", "訬", marked) == "擾"
+    assert strip_repeated_head("悔恨", "悔", [("悔𢚉也。", "按悔乃複舉字之未刪者。韵會無。")]) == "恨"
+    # 河: Duan says the head belongs to the gloss (許君原本當作河水也): no removal
+    assert strip_repeated_head("河水", "河", [("河水。", "各本水上無河字。由盡𠜂篆下複舉隸字。")]) == "河水"
+    # 說 「說，釋也」 with no such note stays
+    assert strip_repeated_head("說，釋", "說", [("說釋也。", "說釋卽悅懌。")]) == "說，釋"
