@@ -16,6 +16,7 @@ from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.stage import load_modern_forms, load_shuowen
 from builder.records.structurize import strip_repeated_head
+from builder.qa.compose import SOUND_GLOSS_REASON  # noqa: F401
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
@@ -57,3 +58,25 @@ def test_repeated_head_rule_needs_duans_mark():
     assert strip_repeated_head("河水", "河", [("河水。", "各本水上無河字。由盡𠜂篆下複舉隸字。")]) == "河水"
     # 說 「說，釋也」 with no such note stays
     assert strip_repeated_head("說，釋", "說", [("說釋也。", "說釋卽悅懌。")]) == "說，釋"
+
+
+# --- 1. a leading sound-gloss sentence goes, the meaning sentence stays ----------------------
+
+@pytest.mark.parametrize("profile", [BENCH, DATASET])
+def test_orim_drops_the_sound_gloss_and_keeps_the_meaning(recs, profile):
+    f = facts(recs, "穀_楷书", profile)
+    if f.orim is not None:  # the bench may lack a second witness; never the sound-gloss
+        assert f.orim[0].startswith("百穀之"), f.orim
+        assert "續" not in f.orim[0]
+    else:
+        assert profile is BENCH
+
+
+def test_old_rhyme_group_needs_a_further_sentence(sources_dir):
+    r = soundgloss.load_source_readings(sources_dir, SkipLog())
+    groups = {"穀": "三", "續": "三"}
+    assert soundgloss.strip_sound_gloss("續也。百穀之緫名", ["穀"], r, groups) == ("百穀之緫名", ["續也"])
+    assert soundgloss.strip_sound_gloss("續也", ["穀"], r, groups) == ("續也", [])  # alone: kept
+    assert soundgloss.strip_sound_gloss("續也。百穀之緫名", ["穀"], r, {}) == ("續也。百穀之緫名", [])
+    # a pun the next sentence explains keeps only a definition of the head (木)
+    assert soundgloss.strip_sound_gloss("冒也。冒地而生。東方之行", ["木"], r) == ("", ["冒也"])

@@ -64,7 +64,7 @@ NOT_A_GLOSS_REASON = "not-a-meaning-gloss:original_meaning"
 # Glosses that name no meaning of the graph (data review 12-04): Xu's cosmology (大 「天大，地
 # 大，人亦大」, 陰陽 accounts), a dialect note (稬 「沛國謂稻曰稬」), and a gloss that is only a
 # word holding the head itself (詘 「詰詘也」, 絇 「纑繩絇也」)
-_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行")
+_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行|[太大][陰陽]之精")
 _DIALECT = re.compile(r"謂.{1,4}[曰爲]|謂之")
 # Duan's notes that a gloss is a sound-gloss (馬 「怒也。武也」: 以曡韵爲訓) or a Han colloquial
 # name (鋸 「槍唐也」: 槍唐葢漢人語), not a statement of the meaning
@@ -192,7 +192,7 @@ def _explains_part(clause: str, record: GlyphRecord, index: EvidenceIndex) -> bo
 
 # Shuowen's class words: 「X也」 with one of these, X being the head's semantic part, names a
 # kind of that thing (楊 「木也」, 鯀 「魚也」, 江 「水」); 耆 「老也」 or 飯 「食也」 are glosses
-CLASS_WORDS = frozenset("木艸魚鳥水蟲虫獸禾竹玉石山邑")
+CLASS_WORDS = soundgloss.CLASS_WORDS
 
 
 def class_gloss(value: str, record: GlyphRecord) -> str:
@@ -333,8 +333,10 @@ def _duan_pairs(index: EvidenceIndex, entry_id: str) -> list[tuple[str, str]]:
 def _orim_sound_gloss(c, f: Facts) -> None:
     """Drop Shuowen's sound-gloss (声训) sentences from the ORIM reference
     (:mod:`builder.qa.soundgloss`: 羊 「祥」, 母 「牧」, 古 「故」 are no original meanings):
-    日 「實也。太陽之精不虧」 keeps 太陽之精不虧; a gloss that is only a sound-gloss leaves
-    no ORIM question (``missing["ORIM"]`` = :data:`SOUND_GLOSS_REASON`)."""
+    穀 「續也。百穀之緫名」 keeps 百穀之緫名 (續 is 疊韻 with 穀 in Duan's 三部:
+    :func:`duan_rhyme_group`); a gloss that is only a sound-gloss, or whose rest is cosmology
+    (日 「實也。太陽之精不虧」), leaves no ORIM question (``missing["ORIM"]`` =
+    :data:`SOUND_GLOSS_REASON`)."""
     if f.orim is None or f.orim[3] not in ("shuowen", "duan"):
         return
     zh, _en, provs, kind = f.orim
@@ -344,14 +346,34 @@ def _orim_sound_gloss(c, f: Facts) -> None:
             r for recs in index.by_char.values() for r in recs))
     rec = c.record
     heads = [rec.character, rec.traditional or "", rec.form or ""]
-    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings)
+    first = re.split(r"[。]", zh)[0]
+    groups = {ch: g for ch in {*heads, *first} if ch and (g := duan_rhyme_group(index, ch))}
+    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings, groups)
     if not dropped:
         return
-    if not rest:
-        f.orim = None
+    if not rest or _COSMOLOGY.search(rest):
+        f.orim = None  # 日 「實也。太陽之精不虧」: what is left is cosmology
         f.missing["ORIM"] = SOUND_GLOSS_REASON
         return
     f.orim = (rest, f"Shuowen gloss: {rest}", provs, kind)
+
+
+_DUAN_GROUP = re.compile(r"切。(?:古音(?:在)?)?([一二三四五六七八九十]+)部")
+
+
+def duan_rhyme_group(index: EvidenceIndex, ch: str) -> str | None:
+    """段玉裁's 古韻部 of ``ch`` (his 十七部): the 「N部」 after the 反切 in his note on the
+    formula of ``ch``'s first Shuowen entry (穀 「古祿切。三部」 -> 「三」); None when his
+    notes give none."""
+    key = ("duan_group", ch)
+    if key not in index.memo:
+        found = None
+        for entry_id in index.heads.get(ch, []):
+            found = next((m.group(1) for _, n in _duan_pairs(index, entry_id) if (m := _DUAN_GROUP.search(n))), None)
+            if found:
+                break
+        index.memo[key] = found
+    return index.memo[key]
 
 
 def _self_gloss(value: str, record: GlyphRecord) -> bool:
