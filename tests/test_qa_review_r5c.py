@@ -80,3 +80,16 @@ def test_old_rhyme_group_needs_a_further_sentence(sources_dir):
     assert soundgloss.strip_sound_gloss("續也。百穀之緫名", ["穀"], r, {}) == ("續也。百穀之緫名", [])
     # a pun the next sentence explains keeps only a definition of the head (木)
     assert soundgloss.strip_sound_gloss("冒也。冒地而生。東方之行", ["木"], r) == ("", ["冒也"])
+
+
+# --- 6. no 「简化作」 for a character in the 通用规范汉字表 ------------------------------------
+
+@pytest.mark.parametrize("rid", ["幺_楷书"])
+def test_a_standard_character_is_not_said_to_simplify(recs, rid):
+    by_id, index = recs
+    if rid not in by_id:
+        pytest.skip("no such record")
+    assert index.modern.is_standard("幺")
+    f = facts(recs, rid, DATASET)
+    text = f.evolution.narrative("zh") if f.evolution else ""
+    assert "简化字作「么」" not in text and "简化作「么」" not in text, text
