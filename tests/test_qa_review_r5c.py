@@ -93,3 +93,23 @@ def test_a_standard_character_is_not_said_to_simplify(recs, rid):
     f = facts(recs, rid, DATASET)
     text = f.evolution.narrative("zh") if f.evolution else ""
     assert "简化字作「么」" not in text and "简化作「么」" not in text, text
+
+
+# --- 5. a Duan note on the 重文 is about the 重文 ---------------------------------------------
+
+def test_duans_yisheng_on_the_variant_is_not_the_heads(recs):
+    by_id, _ = recs
+    form = by_id["鐘_楷书"].formation
+    assert form.value.label == "形声" and not form.value.yisheng, form
+    assert not any(p.source == "duan" and "甬" in p.span for p in form.provenance)
+    f = facts(recs, "鐘_楷书")
+    assert all("甬" != c.name for c in f.components)
+
+
+def test_variant_quote_rule():
+    from builder.records.shuowen_rules import duan_formation, is_variant_quote
+
+    assert is_variant_quote("鐘或从甬。", "鐘") and is_variant_quote("古文帝。古文諸丄字皆从一。", "帝")
+    assert not is_variant_quote("从金。童聲。", "鐘")
+    got, comps = duan_formation([("从金。童聲。", "職茸切。九部。"), ("鐘或从甬。", "鐘柄曰甬。故取以成字。甬亦聲。")], "鐘")
+    assert got is None and comps == []
