@@ -8,6 +8,8 @@ evolution), on records built from the real sources for the reviewer's example ch
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from builder.qa import soundgloss
@@ -20,7 +22,7 @@ from builder.qa.compose import SOUND_GLOSS_REASON  # noqa: F401
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "穀續訬擾悔恨河水蘜鐘銿科幺么麼艿寑陝"
+CHARS = "穀續訬擾悔恨河水蘜鐘銿科則貝刀閹奄幺么麼艿寑陝"
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +115,34 @@ def test_variant_quote_rule():
     assert not is_variant_quote("从金。童聲。", "鐘")
     got, comps = duan_formation([("从金。童聲。", "職茸切。九部。"), ("鐘或从甬。", "鐘柄曰甬。故取以成字。甬亦聲。")], "鐘")
     assert got is None and comps == []
+
+
+# --- 4. a Duan quotation is one stretch of his note -----------------------------------------
+
+_PUNCT = re.compile(r"[\s，、。；：,.;:「」]")
+
+
+def _duan_text(index, entry_id):
+    return _PUNCT.sub("", index.duan_notes.get(entry_id, ""))
+
+
+def test_duan_part_note_is_not_spliced(recs):
+    f = facts(recs, "則_楷书")
+    text = next(c.interpretation for c in f.components if c.name == "刀")
+    assert "今俗云科則是也。介畫之、故從刀" in text, text  # was 「今俗云科則是也，故從刀」
+
+
+@pytest.mark.parametrize("profile", [BENCH, DATASET])
+def test_every_duan_quotation_is_contiguous_in_the_source(recs, profile):
+    by_id, index = recs
+    seen = 0
+    for rid, rec in by_id.items():
+        f = facts_for(rec, profile, index)
+        provs = [p for c in f.components for p in c.provenance + c.interpretation_provenance + c.evolution_provenance]
+        provs += list(f.orim[2]) if f.orim else []
+        for p in provs:
+            if p.source != "duan" or not p.span or "\t" in p.span:
+                continue
+            seen += 1
+            assert _PUNCT.sub("", p.span) in _duan_text(index, p.entry_id), (rid, p.rule, p.span)
+    assert seen >= (3 if profile is BENCH else 0)
