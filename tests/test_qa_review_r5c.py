@@ -146,3 +146,20 @@ def test_every_duan_quotation_is_contiguous_in_the_source(recs, profile):
             seen += 1
             assert _PUNCT.sub("", p.span) in _duan_text(index, p.entry_id), (rid, p.rule, p.span)
     assert seen >= (3 if profile is BENCH else 0)
+
+
+# --- 3. a bare plant / animal name -----------------------------------------------------------
+
+def test_bare_plant_name_is_presented_as_a_name(recs):
+    f = facts(recs, "蘜_楷书", DATASET)
+    assert f.orim is not None and f.orim[0] == "艸名（治牆）", f.orim
+
+
+def test_bare_name_rule_skips_where_no_class_is_said(recs):
+    from builder.qa.orim import bare_name
+
+    by_id, index = recs
+    rec = by_id["蘜_楷书"]
+    assert bare_name("治牆", rec, index) == "艸名（治牆）"
+    assert bare_name("治牆也。从艸", rec, index) is None  # not a bare gloss
+    assert bare_name("艸也", rec, index) is None  # a class gloss

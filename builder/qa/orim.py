@@ -207,6 +207,41 @@ def class_gloss(value: str, record: GlyphRecord) -> str:
     return value
 
 
+BARE_NAME_REASON = "bare-name:original_meaning"
+# the class a head's meaning part puts it in, and the word Duan uses for a name of that class
+_NAME_CLASSES = {"艸": "艸", "木": "木", "竹": "竹", "禾": "禾", "鳥": "鳥", "隹": "鳥", "魚": "魚",
+                 "虫": "蟲", "蟲": "蟲", "䖵": "蟲", "黽": "蟲", "犬": "獸", "豸": "獸", "鹿": "獸", "馬": "獸"}
+_CLASS_NAME = re.compile(r"(艸|草|木|竹|禾|鳥|魚|蟲|虫|獸)名")
+
+
+def bare_name(text: str, record: GlyphRecord, index: EvidenceIndex) -> str | None:
+    """A gloss that is only another name of a plant or animal (蘜 「治牆也」, a 2-3 character
+    name with no class word), where Duan says he cannot tell what it is (「未詳何物」) or calls
+    it a name of its class: read bare it is a phrase ('repairing walls'), so the reference is
+    「艸名（治牆）」 where his note names the class (「菭蘠、艸名」, not where he doubts it: 鯛
+    「篇、韵皆曰魚名、何也」), and "" (no question) where it does not. None: not such a gloss
+    (data review 12-04, round 4)."""
+    core = _bare(text)
+    if "。" in text or not 2 <= len(core) <= 3 or set(core) & (set(_NAME_CLASSES) | set("艸草獸屬類名者之皃")):
+        return None
+    if not any(k in _NAME_CLASSES and "表意" in x.functions for x in record.components for k in (x.name,)):
+        return None
+    for key in record.raw:
+        src, _, entry_id = key.partition(":")
+        if src not in ("shuowen", "duan"):
+            continue
+        note = next((n for q, n in _duan_pairs(index, entry_id) if core[:2] in _bare(q)), None)
+        if note is None:
+            continue
+        said = [m.group(1) for x in note.split("。") if not re.search(r"何也|非|誤", x)
+                for m in [_CLASS_NAME.search(x)] if m]
+        if said:
+            return f"{said[0].replace('草', '艸').replace('虫', '蟲')}名（{text}）"
+        if "未詳" in note:
+            return ""
+    return None
+
+
 def orim_facts(c, f: Facts) -> None:
     """ORIM for the :class:`builder.qa.compose._FactsCtx` ``c``: a Chinese gloss; the bench
     needs the Shuowen gloss confirmed by a second witness (another source's agreement, or
@@ -271,6 +306,11 @@ def _proper(c, f: Facts) -> None:
         f.missing["ORIM"] = NOT_A_MEANING_REASON
         return
     text = class_gloss(text, c.record)
+    named = bare_name(text, c.record, c.index)
+    if named == "":
+        f.orim, f.missing["ORIM"] = None, BARE_NAME_REASON
+        return
+    text = named or text
     if text != zh:
         f.orim = (text, en.split(":")[0] + f": {text}", provs, kind)
 
