@@ -214,13 +214,13 @@ _NAME_CLASSES = {"艸": "艸", "木": "木", "竹": "竹", "禾": "禾", "鳥": 
 _CLASS_NAME = re.compile(r"(艸|草|木|竹|禾|鳥|魚|蟲|虫|獸)名")
 
 
-def bare_name(text: str, record: GlyphRecord, index: EvidenceIndex) -> str | None:
+def bare_name(text: str, record: GlyphRecord, index: EvidenceIndex) -> tuple[str, list[Provenance]] | None:
     """A gloss that is only another name of a plant or animal (蘜 「治牆也」, a 2-3 character
     name with no class word), where Duan says he cannot tell what it is (「未詳何物」) or calls
     it a name of its class: read bare it is a phrase ('repairing walls'), so the reference is
     「艸名（治牆）」 where his note names the class (「菭蘠、艸名」, not where he doubts it: 鯛
-    「篇、韵皆曰魚名、何也」), and "" (no question) where it does not. None: not such a gloss
-    (data review 12-04, round 4)."""
+    「篇、韵皆曰魚名、何也」), with his sentence as provenance, and ``("", [])`` (no question)
+    where it does not. None: not such a gloss (data review 12-04, round 4)."""
     core = _bare(text)
     if "。" in text or not 2 <= len(core) <= 3 or set(core) & (set(_NAME_CLASSES) | set("艸草獸屬類名者之皃")):
         return None
@@ -233,12 +233,14 @@ def bare_name(text: str, record: GlyphRecord, index: EvidenceIndex) -> str | Non
         note = next((n for q, n in _duan_pairs(index, entry_id) if core[:2] in _bare(q)), None)
         if note is None:
             continue
-        said = [m.group(1) for x in note.split("。") if not re.search(r"何也|非|誤", x)
+        said = [(m.group(1), x) for x in note.split("。") if not re.search(r"何也|非|誤", x)
                 for m in [_CLASS_NAME.search(x)] if m]
         if said:
-            return f"{said[0].replace('草', '艸').replace('虫', '蟲')}名（{text}）"
+            word, sentence = said[0]
+            prov = Provenance(source="duan", entry_id=entry_id, span=sentence, rule="qa.orim.duan_class_name")
+            return f"{word.replace('草', '艸').replace('虫', '蟲')}名（{text}）", [prov]
         if "未詳" in note:
-            return ""
+            return "", []
     return None
 
 
@@ -307,10 +309,12 @@ def _proper(c, f: Facts) -> None:
         return
     text = class_gloss(text, c.record)
     named = bare_name(text, c.record, c.index)
-    if named == "":
+    if named is not None and (not named[0] or not {p.source for p in named[1]} <= c.allowed | c.gap):
+        # no class named, or named by Duan where he may not be cited (the dataset)
         f.orim, f.missing["ORIM"] = None, BARE_NAME_REASON
         return
-    text = named or text
+    if named is not None:
+        text, provs = named[0], provs + named[1]  # the class name is Duan's note's
     if text != zh:
         f.orim = (text, en.split(":")[0] + f": {text}", provs, kind)
 
