@@ -60,6 +60,7 @@ def test_repeated_head_rule_needs_duans_mark():
     marked = [("訬、", "此複舉字刪之未盡者。"), ("擾也。", "")]
     assert strip_repeated_head("訬，擾", "訬", marked) == "擾"
     assert strip_repeated_head("悔恨", "悔", [("悔𢚉也。", "按悔乃複舉字之未刪者。韵會無。")]) == "恨"
+    assert strip_repeated_head("歊歊，气出皃", "歊", [("歊歊、", "鍇本衹一歊。複舉字之未刪者耳。")]) == "气出皃"
     # 河: Duan says the head belongs to the gloss (許君原本當作河水也): no removal
     assert strip_repeated_head("河水", "河", [("河水。", "各本水上無河字。由盡𠜂篆下複舉隸字。")]) == "河水"
     # 說 「說，釋也」 with no such note stays

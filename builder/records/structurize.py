@@ -173,7 +173,7 @@ def _repeated_head_note(quote: str, note: str, head: str) -> bool:
     if not _REPEATED_HEAD.search(note):
         return False
     bare = re.sub(r"[、，。\s]", "", quote)
-    return bare == head or note.find(head) != -1 and note.find(head) < note.find("複舉")
+    return bool(bare) and set(bare) == {head} or note.find(head) != -1 and note.find(head) < note.find("複舉")
 
 
 def strip_repeated_head(gloss: str, head: str, notes: list[tuple[str, str]]) -> str:
@@ -184,7 +184,10 @@ def strip_repeated_head(gloss: str, head: str, notes: list[tuple[str, str]]) -> 
         return gloss
     if not _repeated_head_note(notes[0][0], notes[0][1], head):
         return gloss
-    return gloss[len(head):].lstrip("，、。 ")
+    rest = gloss
+    while rest.startswith(head):  # 歊 「歊歊，气出皃」: 「鍇本衹一歊。複舉字之未刪者耳」
+        rest = rest[len(head):].lstrip("，、。 ")
+    return rest or gloss
 
 
 def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
