@@ -17,6 +17,7 @@ from builder.qa.component_names import _is_simplified_form, canonical_component,
 from builder.qa.evidence import parse_duan_raw
 from builder.qa.facts import CompFact, _audit_provs
 from builder.qa.interpretation import BENCH_PARTS, PartSources
+from builder.records.shuowen_rules import is_variant_quote
 from builder.schema import GlyphRecord, Component, Provenance
 
 if typing.TYPE_CHECKING:
@@ -75,7 +76,10 @@ def _duan_yisheng(c: "_FactsCtx", comps: list[CompFact]) -> None:
     if not phonetics and not semantic:
         return
     for eid in part_glosses.host_entries(c.record, c.index, [p for x in comps for p in x.provenance]):
+        head = c.index.shuowen_entry(eid).get("wordhead") or c.record.character
         for quote, note in parse_duan_raw(c.index.duan_notes.get(eid, "")):
+            if is_variant_quote(quote, head):
+                continue  # his note on the 重文 (鐘 「鐘或从甬」: 「甬亦聲」) is about that form
             named = {m.group(1) for m in _YI_SHENG.finditer(note)}
             whole = "形聲包會意" in note and len(phonetics) == 1 and "聲" in quote
             for x in phonetics + semantic:

@@ -127,8 +127,13 @@ def _rule_trad_simp(ctx: _Ctx) -> None:
 
 
 def _standard_simplified(ctx: _Ctx) -> tuple[str, str | None, list[Provenance]] | None:
-    """(simplified form, the variant it was reached through or None, provenance)."""
+    """(simplified form, the variant it was reached through or None, provenance); None for
+    a character that is itself in the 通用规范汉字表 (Unihan kTGH): 幺 is a standard
+    character, and Unihan's 幺 -> 么 pairs it with the form that simplifies 麼, so 「今简化字作
+    「么」」 would be false (data review 12-04, round 4)."""
     modern = ctx.index.modern
+    if modern is not None and modern.standard and ctx.char in modern.standard:
+        return None
     if ctx.simp and (modern is None or modern.is_standard(ctx.simp[0])):
         return ctx.simp[0], None, ctx.simp[1]
     if modern is None or not ctx.simp:

@@ -66,7 +66,7 @@ NOT_A_GLOSS_REASON = "not-a-meaning-gloss:original_meaning"
 # Glosses that name no meaning of the graph (data review 12-04): Xu's cosmology (大 「天大，地
 # 大，人亦大」, 陰陽 accounts), a dialect note (稬 「沛國謂稻曰稬」), and a gloss that is only a
 # word holding the head itself (詘 「詰詘也」, 絇 「纑繩絇也」)
-_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行")
+_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行|[太大][陰陽]之精")
 _DIALECT = re.compile(r"謂.{1,4}[曰爲]|謂之")
 # Duan's notes that a gloss is a sound-gloss (馬 「怒也。武也」: 以曡韵爲訓) or a Han colloquial
 # name (鋸 「槍唐也」: 槍唐葢漢人語), not a statement of the meaning
@@ -194,7 +194,7 @@ def _explains_part(clause: str, record: GlyphRecord, index: EvidenceIndex) -> bo
 
 # Shuowen's class words: 「X也」 with one of these, X being the head's semantic part, names a
 # kind of that thing (楊 「木也」, 鯀 「魚也」, 江 「水」); 耆 「老也」 or 飯 「食也」 are glosses
-CLASS_WORDS = frozenset("木艸魚鳥水蟲虫獸禾竹玉石山邑")
+CLASS_WORDS = soundgloss.CLASS_WORDS
 
 
 def class_gloss(value: str, record: GlyphRecord) -> str:
@@ -207,6 +207,43 @@ def class_gloss(value: str, record: GlyphRecord) -> str:
     if any(same_component(core, c.name) for c in record.components):
         return f"{core}名（《说文》：「{core}也」）"
     return value
+
+
+BARE_NAME_REASON = "bare-name:original_meaning"
+# the class a head's meaning part puts it in, and the word Duan uses for a name of that class
+_NAME_CLASSES = {"艸": "艸", "木": "木", "竹": "竹", "禾": "禾", "鳥": "鳥", "隹": "鳥", "魚": "魚",
+                 "虫": "蟲", "蟲": "蟲", "䖵": "蟲", "黽": "蟲", "犬": "獸", "豸": "獸", "鹿": "獸", "馬": "獸"}
+_CLASS_NAME = re.compile(r"(艸|草|木|竹|禾|鳥|魚|蟲|虫|獸)名")
+
+
+def bare_name(text: str, record: GlyphRecord, index: EvidenceIndex) -> tuple[str, list[Provenance]] | None:
+    """A gloss that is only another name of a plant or animal (蘜 「治牆也」, a 2-3 character
+    name with no class word), where Duan says he cannot tell what it is (「未詳何物」) or calls
+    it a name of its class: read bare it is a phrase ('repairing walls'), so the reference is
+    「艸名（治牆）」 where his note names the class (「菭蘠、艸名」, not where he doubts it: 鯛
+    「篇、韵皆曰魚名、何也」), with his sentence as provenance, and ``("", [])`` (no question)
+    where it does not. None: not such a gloss (data review 12-04, round 4)."""
+    core = _bare(text)
+    if "。" in text or not 2 <= len(core) <= 3 or set(core) & (set(_NAME_CLASSES) | set("艸草獸屬類名者之皃")):
+        return None
+    if not any(k in _NAME_CLASSES and "表意" in x.functions for x in record.components for k in (x.name,)):
+        return None
+    for key in record.raw:
+        src, _, entry_id = key.partition(":")
+        if src not in ("shuowen", "duan"):
+            continue
+        note = next((n for q, n in _duan_pairs(index, entry_id) if core[:2] in _bare(q)), None)
+        if note is None:
+            continue
+        said = [(m.group(1), x) for x in note.split("。") if not re.search(r"何也|非|誤", x)
+                for m in [_CLASS_NAME.search(x)] if m]
+        if said:
+            word, sentence = said[0]
+            prov = Provenance(source="duan", entry_id=entry_id, span=sentence, rule="qa.orim.duan_class_name")
+            return f"{word.replace('草', '艸').replace('虫', '蟲')}名（{text}）", [prov]
+        if "未詳" in note:
+            return "", []
+    return None
 
 
 def orim_facts(c, f: Facts) -> None:
@@ -273,6 +310,13 @@ def _proper(c, f: Facts) -> None:
         f.missing["ORIM"] = NOT_A_MEANING_REASON
         return
     text = class_gloss(text, c.record)
+    named = bare_name(text, c.record, c.index)
+    if named is not None and (not named[0] or not {p.source for p in named[1]} <= c.allowed | c.gap):
+        # no class named, or named by Duan where he may not be cited (the dataset)
+        f.orim, f.missing["ORIM"] = None, BARE_NAME_REASON
+        return
+    if named is not None:
+        text, provs = named[0], provs + named[1]  # the class name is Duan's note's
     if text != zh:
         f.orim = (text, en.split(":")[0] + f": {text}", provs, kind)
 
@@ -335,8 +379,10 @@ def _duan_pairs(index: EvidenceIndex, entry_id: str) -> list[tuple[str, str]]:
 def _orim_sound_gloss(c, f: Facts) -> None:
     """Drop Shuowen's sound-gloss (声训) sentences from the ORIM reference
     (:mod:`builder.qa.soundgloss`: 羊 「祥」, 母 「牧」, 古 「故」 are no original meanings):
-    日 「實也。太陽之精不虧」 keeps 太陽之精不虧; a gloss that is only a sound-gloss leaves
-    no ORIM question (``missing["ORIM"]`` = :data:`SOUND_GLOSS_REASON`)."""
+    穀 「續也。百穀之緫名」 keeps 百穀之緫名 (續 is 疊韻 with 穀 in Duan's 三部:
+    :func:`duan_rhyme_group`); a gloss that is only a sound-gloss, or whose rest is cosmology
+    (日 「實也。太陽之精不虧」), leaves no ORIM question (``missing["ORIM"]`` =
+    :data:`SOUND_GLOSS_REASON`)."""
     if f.orim is None or f.orim[3] not in ("shuowen", "duan"):
         return
     zh, _en, provs, kind = f.orim
@@ -346,14 +392,34 @@ def _orim_sound_gloss(c, f: Facts) -> None:
             r for recs in index.by_char.values() for r in recs))
     rec = c.record
     heads = [rec.character, rec.traditional or "", rec.form or ""]
-    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings)
+    first = re.split(r"[。]", zh)[0]
+    groups = {ch: g for ch in {*heads, *first} if ch and (g := duan_rhyme_group(index, ch))}
+    rest, dropped = soundgloss.strip_sound_gloss(zh, heads, index.readings, groups)
     if not dropped:
         return
-    if not rest:
-        f.orim = None
+    if not rest or _COSMOLOGY.search(rest):
+        f.orim = None  # 日 「實也。太陽之精不虧」: what is left is cosmology
         f.missing["ORIM"] = SOUND_GLOSS_REASON
         return
     f.orim = (rest, f"Shuowen gloss: {rest}", provs, kind)
+
+
+_DUAN_GROUP = re.compile(r"切。(?:古音(?:在)?)?([一二三四五六七八九十]+)部")
+
+
+def duan_rhyme_group(index: EvidenceIndex, ch: str) -> str | None:
+    """段玉裁's 古韻部 of ``ch`` (his 十七部): the 「N部」 after the 反切 in his note on the
+    formula of ``ch``'s first Shuowen entry (穀 「古祿切。三部」 -> 「三」); None when his
+    notes give none."""
+    key = ("duan_group", ch)
+    if key not in index.memo:
+        found = None
+        for entry_id in index.heads.get(ch, []):
+            found = next((m.group(1) for _, n in _duan_pairs(index, entry_id) if (m := _DUAN_GROUP.search(n))), None)
+            if found:
+                break
+        index.memo[key] = found
+    return index.memo[key]
 
 
 def _self_gloss(value: str, record: GlyphRecord) -> bool:

@@ -197,8 +197,10 @@ def duan_part_note(index: EvidenceIndex, entry_id: str, name: str, host: set[str
                 before = s[:m.start()].rstrip("、，")
                 why = before if len(before) >= 4 else (sents[k - 1] if k > 0 else "")
                 if why and len(why) <= MAX_LEN and not _BAD.search(why) and why[-1] not in "曰云":
-                    said = s[m.start():].rstrip("、，")  # 「故字从示土」 whole, not cut at its first part
-                    text = f"{why}，{said}" if why != before else f"{s}"
+                    # a quotation is one stretch of his note: the sentence before and this one
+                    # whole (則 「今俗云科則是也。介畫之、故從刀」), never the two spliced
+                    # (「今俗云科則是也，故從刀」 dropped 介畫之: data review 12-04, round 4)
+                    text = f"{why}。{s}" if why != before else f"{s}"
                     return PartNote(f"段注：「{text}」", f"Duan: {text}",
                                     (Provenance(source="duan", entry_id=entry_id, span=text, rule="qa.comi.duan_part"),),
                                     "duan")

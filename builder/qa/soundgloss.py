@@ -50,6 +50,15 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003134f]")
 _PUNCT = re.compile(r"[\s，、；：。．“”「」『』（）()\[\]]")
 
 
+# a sentence after a sound-gloss that is a note, not a definition: a dialect or usage note
+# (拓 「陳、宋語」), whose word it is (𥁕 「官溥說」), a form or reading note (洒 「古文爲灑埽字」)
+# or what a part of the graph does (君 「發號，故从口」, 名 「夕者，冥也…」), a scholar's
+# reading (構 「杜林以爲椽桷字」), a place the word names (觻 「張掖有觻得縣」)
+_NOT_A_DEFINITION = re.compile(r"語$|說$|[从從]|古文|讀|會意|聲$|[“”《]|^\w者，|以爲|有.{1,4}縣")
+# Shuowen's class words (楊 「木也」, 江 「水」): the kind of thing the head names
+CLASS_WORDS = frozenset("木艸魚鳥水蟲虫獸禾竹玉石山邑")
+
+
 @dataclass
 class Readings:
     """Unihan readings per character: toneless Mandarin syllables and 反切 spellings."""
@@ -166,24 +175,54 @@ def _pun_explained(sents: list[str], head: str, readings: Readings) -> bool:
     return len(core) == 1 and core != head and sents[1].startswith(core) and _same_initial(head, core, readings)
 
 
-def strip_sound_gloss(gloss: str, heads: list[str], readings: Readings) -> tuple[str, list[str]]:
+def old_rhyme_gloss(sentence: str, head: str, readings: Readings, old_groups: dict[str, str]) -> bool:
+    """A one-character gloss sentence in the same 古韻部 as ``head`` by 段玉裁's 十七部 (the
+    「N部」 his note gives after each entry's 反切, ``old_groups``: character -> 部) whose
+    Mandarin rhyme is also the same once ü and u are not told apart (穀 gǔ 三部 / 續 xù 三部:
+    疊韻 in Old Chinese, 屋 / 燭 in the Guangyun). Only asked of a gloss with a further
+    sentence (data review 12-04, round 4: 穀 「續也。百穀之緫名」)."""
+    core = _PUNCT.sub("", sentence)
+    core = core[:-1] if core.endswith("也") and len(core) > 1 else core
+    if len(core) != 1 or core == head or not _HAN.match(core):
+        return False
+    g_h, g_o = old_groups.get(head), old_groups.get(core)
+    if not g_h or g_h != g_o:
+        return False
+    merged = lambda c: {rhyme_of(x).replace("ü", "u") for x in readings.mandarin.get(c, ())}  # noqa: E731
+    return bool(merged(head) & merged(core))
+
+
+def strip_sound_gloss(gloss: str, heads: list[str], readings: Readings,
+                      old_groups: dict[str, str] | None = None) -> tuple[str, list[str]]:
     """(the ORIM reference left of ``gloss``, the sound-gloss sentences found).
 
     ``heads``: the character and its other forms (traditional, Shuowen's head). When the
-    gloss opens with a sound-gloss (:func:`sentence_is_sound_gloss`, or a 雙聲 gloss whose
-    pun the next sentence explains: 木「冒也。冒地而生」), the rest is kept only where it
-    defines the head (「…曰戶」, 「…謂之老」: 戶「護也。半門曰戶」 keeps 半門曰戶); the rest of
-    日 「實也。太陽之精不虧」 is a cosmological gloss, so nothing is left. ``(gloss, [])``
-    when the gloss opens with no sound-gloss; ``("", [...])`` when nothing is left."""
+    gloss opens with a sound-gloss (:func:`sentence_is_sound_gloss`; a 雙聲 gloss whose
+    pun the next sentence explains: 木「冒也。冒地而生」; with ``old_groups``, a gloss of
+    several sentences opening with a 疊韻 word of Duan's 十七部: :func:`old_rhyme_gloss`),
+    that sentence goes. Where the next sentence explains the pun (it opens with the gloss
+    word: 木 「冒地而生」), the rest is kept only where it defines the head (「…曰戶」,
+    「…謂之老」); otherwise the rest is the meaning (穀 「續也。百穀之緫名」 -> 百穀之緫名,
+    戶「護也。半門曰戶」 -> 半門曰戶). ``(gloss, [])`` when the gloss opens with no
+    sound-gloss; ``("", [...])`` when nothing is left."""
     sents = [s.rstrip("。") for s in re.split(r"(?<=。)", gloss) if s.strip()]
     heads = [h for h in heads if h]
     if sents and any(h in sents[0] for h in heads):
         return gloss, []  # 颅 「𩑒顱也」 names its own traditional form: no pun on another word
     if not sents or not any(sentence_is_sound_gloss(sents[0], h, readings) or _pun_explained(sents, h, readings)
+                            or (old_groups and len(sents) > 1 and old_rhyme_gloss(sents[0], h, readings, old_groups))
                             for h in heads):
         return gloss, []
     dropped = [sents[0]]
-    rest = [s for s in sents[1:] if any(f"曰{h}" in s or f"謂之{h}" in s for h in heads)]
+    word = _PUNCT.sub("", sents[0]).removesuffix("也")
+    if len(sents) > 1 and (word and word in sents[1] or word in CLASS_WORDS or word.endswith("屬")
+                           or _NOT_A_DEFINITION.search(sents[1])):
+        # a pun explained (夜 「舍也。天下休舍也」), a class word (淠 「水。出汝南…」, 樗 「木也。
+        # 以其皮裹松脂」, 能 「熊屬。足似鹿」), a note on the word (拓 「陳、宋語」, 洒 「古文爲
+        # 灑埽字」): what follows describes, it does not define
+        rest = [s for s in sents[1:] if any(f"曰{h}" in s or f"謂之{h}" in s for h in heads)]
+    else:
+        rest = sents[1:]
     return "。".join(rest), dropped
 
 

@@ -416,6 +416,16 @@ _DUAN_CUES: tuple[tuple[re.Pattern, str, bool], ...] = tuple((re.compile(p), l, 
 ))
 
 
+_VARIANT_QUOTE = re.compile(r"^(?:{h})?(?:或[从從作省]|或體|古文|籒文|籀文|篆文|奇字|俗[{h}从從]|今文)")
+
+
+def is_variant_quote(quote: str, head: str) -> bool:
+    """Whether a quotation Duan annotates is the 重文 part of the entry (鐘 「鐘或从甬」,
+    「古文X」, 「籒文X」, 「俗X从…」): his note on it is about that form, not the head (his
+    「甬亦聲」 there makes 銿 亦聲, never 鐘 「从金童聲」; data review 12-04, round 4)."""
+    return bool(re.match(_VARIANT_QUOTE.pattern.format(h=re.escape(head)), quote.strip()))
+
+
 def duan_formation(pairs: list[tuple[str, str]], head: str) -> tuple[Found | None, list[ComponentFound]]:
     """The class 段玉裁 states in his note on an analysis sentence, if any.
 
@@ -423,7 +433,7 @@ def duan_formation(pairs: list[tuple[str, str]], head: str) -> tuple[Found | Non
     span = the cue in the note, rule ``duan.formation.*``; 亦声 gives value ``形声+亦声``)
     and, for ``X亦聲``, the component X as 表意+表音.
     """
-    analysed = [(q, n) for q, n in pairs if any(c in q for c in "从從聲象")]
+    analysed = [(q, n) for q, n in pairs if any(c in q for c in "从從聲象") and not is_variant_quote(q, head)]
     for pattern, label, yi in _DUAN_CUES:  # strongest statement first, over every note
         for _quote, note in analysed:
             m = pattern.search(note)

@@ -158,6 +158,38 @@ def _ungarble(entry: ShuowenEntry, a: Analysis) -> tuple[list[Component], list[F
     return comps, flags
 
 
+# 段玉裁's mark of a head the copyists failed to delete (複舉字): 許慎 wrote the 篆 and then
+# its 隸 form before the gloss; later copies deleted the repeated 隸 form, and where one was
+# left his note on it says so (訬 「訬、」: 「此複舉字刪之未盡者」, 悔 「按悔乃複舉字之未刪者」).
+# Where he says the repeated head belongs to the gloss (河 「許君原本當作河水也」) the note
+# says nothing of it being left undeleted, so it does not match.
+_REPEATED_HEAD = re.compile(r"複舉(?:篆文|字)?(?:之)?(?:刪之|𠜂之)?(?:未[刪删𠜂盡]|僅存)")
+
+
+def _repeated_head_note(quote: str, note: str, head: str) -> bool:
+    """Whether Duan's (quotation, note) marks the head at the start of the gloss as a
+    複舉字 left undeleted: the quotation is the bare head (訬 「訬、」) or the note names it
+    (悔 「悔乃複舉字之未刪者」), and the note says it was not deleted (:data:`_REPEATED_HEAD`)."""
+    if not _REPEATED_HEAD.search(note):
+        return False
+    bare = re.sub(r"[、，。\s]", "", quote)
+    return bool(bare) and set(bare) == {head} or note.find(head) != -1 and note.find(head) < note.find("複舉")
+
+
+def strip_repeated_head(gloss: str, head: str, notes: list[tuple[str, str]]) -> str:
+    """The Shuowen gloss without a leading head Duan marks as a 複舉字 left undeleted
+    (:func:`_repeated_head_note` on his note on the first quotation): 訬 「訬，擾」 -> 「擾」,
+    悔 「悔恨」 -> 「恨」 (data review 12-04, round 4). Other glosses are returned as they are."""
+    if not notes or not gloss.startswith(head) or len(gloss) <= len(head):
+        return gloss
+    if not _repeated_head_note(notes[0][0], notes[0][1], head):
+        return gloss
+    rest = gloss
+    while rest.startswith(head):  # 歊 「歊歊，气出皃」: 「鍇本衹一歊。複舉字之未刪者耳」
+        rest = rest[len(head):].lstrip("，、。 ")
+    return rest or gloss
+
+
 def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
     """Readings of a Shuowen entry: its head, each 重文, and 段玉裁's stated class."""
     head = entry.character
@@ -167,6 +199,10 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
     gloss = None
     if a.gloss:
         gloss = GStr(value=a.gloss.value, provenance=[prov(entry, a.gloss.span, a.gloss.rule)])
+        notes = [(n.quote, n.note) for n in entry.duan_notes]
+        rest = strip_repeated_head(a.gloss.value, head, notes)
+        if rest != a.gloss.value:
+            gloss = GStr(value=rest, provenance=[prov(entry, a.gloss.span, "shuowen.gloss.duan_repeated_head")])
     formation = _formation(entry, a.formation, a.yisheng)
     comps = _components(entry, a.components) + repaired
     readings = _shuowen_readings(entry)
@@ -202,8 +238,12 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
         # he sometimes corrects: 背 𦟝也 -> 脊也), and the class where his note states it
         d, dcomps = duan_formation([(n.quote, n.note) for n in entry.duan_notes], head)
         dgloss = None
-        if entry.duan_notes and entry.duan_notes[0].quote:
-            g, _ = read_gloss(entry.duan_notes[0].quote)
+        dn = list(entry.duan_notes[:2])
+        if len(dn) == 2 and _repeated_head_note(dn[0].quote, dn[0].note, head):
+            dn = dn[1:]  # 訬 「訬、」 is the 複舉字, his gloss is the next quotation 「擾也」
+        first = dn[0] if dn else None
+        if first is not None and first.quote:
+            g, _ = read_gloss(first.quote)
             if g is not None:
                 dgloss = GStr(value=g.value, provenance=[prov(entry.duan, g.span, "duan.gloss")])
         if d is not None or dgloss is not None:
