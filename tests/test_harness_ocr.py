@@ -368,3 +368,63 @@ def test_candidate_model_gives_one_glyphs_rows_the_same_probabilities_as_a_batch
     single = model.probability(x[:12])  # a glyph's candidates: one thread, same trees
     np.testing.assert_allclose(single, batch[:12], rtol=0, atol=1e-12)
     assert 0.0 <= single.min() and single.max() <= 1.0 and model.probability(np.zeros((0, len(FEATURES)))).shape == (0,)
+
+
+def test_exact_reading_of_a_gallery_character_keeps_its_own_form():
+    """Issue 22: a 汓 read 汙 was answered 污, OpenCC's t2s form of the reading. A reading the
+    gallery holds lends its probability to its one-to-one partner only; a reading the gallery
+    lacks (or hides: held-out fitting) still lends it to OpenCC's forms."""
+    from types import SimpleNamespace
+
+    from harness.baselines.fusion import FusedBaseline
+    from harness.baselines.ocr import Reading
+
+    fake = SimpleNamespace(rows_of={"汙": np.asarray([0]), "污": np.asarray([1]), "唠": np.asarray([2]),
+                                    "嘮": np.asarray([3])})
+    fake._visible = lambda c, hidden: FusedBaseline._visible(fake, c, hidden)
+    reading = Reading("汙", [("汙", 0.8), ("唠", 0.1)])
+    open_p, _ = FusedBaseline._form_scores(fake, reading)
+    assert open_p == {"汙": 0.8, "唠": 0.1, "嘮": 0.1}  # 污 not read; the one-to-one 唠/嘮 pair both
+    hidden = np.asarray([True, False, False, False])  # 汙's only gallery image withheld
+    open_p, _ = FusedBaseline._form_scores(fake, reading, hidden)
+    assert open_p["污"] == 0.8 and open_p["汙"] == 0.8
+    del fake.rows_of["汙"]  # the gallery lacks 汙: its OpenCC form is a candidate
+    assert FusedBaseline._form_scores(fake, reading)[0]["污"] == 0.8
+
+
+def test_condition_weights_stand_for_the_deployment_mix():
+    from harness.baselines.fusion_fit import DEPLOYMENT_MIX, condition_weights
+
+    scripts = ["楷书"] * 6 + ["篆书"] * 2 + ["隶书"] * 2
+    conditions = ["seen", "seen", "unseen character", "unseen pair", "held-out script", "held-out script",
+                  "unseen pair", "seen", "seen", "unseen pair"]
+    mix = {"楷书": {"seen": 3, "unseen character": 1}, "篆书": {"unseen pair": 1}}
+    w = condition_weights(scripts, conditions, mix)
+    # 楷书's 6 decisions weigh 6 in all: 3/4 of it on its 2 seen, 1/4 on its 1 unseen character
+    np.testing.assert_allclose(w[:6], [2.25, 2.25, 1.5, 0, 0, 0])
+    np.testing.assert_allclose(w[6:8], [2.0, 0.0])  # 篆书: unseen pairs only
+    np.testing.assert_allclose(w[8:], [1.0, 1.0])  # not in the mix: equal weights
+    assert set(DEPLOYMENT_MIX["楷书"]) == {"seen", "unseen character"}  # no regular-script pair is withheld
+
+
+def test_policy_and_candidate_model_count_decisions_by_weight():
+    from harness.baselines.fusion import FEATURES, fit_candidates
+    from harness.baselines.fusion_fit import choose_policy
+
+    scripts = ["甲骨文"] * 4
+    confidence = np.asarray([0.9, 0.9, 0.2, 0.2])
+    right = np.asarray([1, 1, 0, 0], bool)  # fused right on the first two
+    answered = np.ones(4, bool)
+    ret_right = np.asarray([0, 0, 1, 1], bool)  # retrieval answers all, right on the last two
+    policy, table = choose_policy(scripts, confidence, right, answered, ret_right, 0.5, np.asarray([1, 1, 3, 3.0]))
+    assert policy == {"甲骨文": "retrieval-first"} and table["甲骨文"]["fused"] == 25.0
+    assert choose_policy(scripts, confidence, right, answered, ret_right, 0.5, np.asarray([3, 3, 1, 1.0]))[0] == {}
+    rng = np.random.default_rng(0)
+    x = rng.random((400, len(FEATURES)))
+    y = x[:, 0] > 0.5
+    flipped = np.concatenate([y[:200], ~y[200:]])  # the second half says the opposite, at weight 0
+    weight = np.r_[np.ones(200), np.zeros(200)]
+    a = fit_candidates(x[:200], y[:200]).predict_proba(x)[:, 1]
+    b = fit_candidates(x, flipped, weight).predict_proba(x)[:, 1]
+    np.testing.assert_allclose(a, b)
+

@@ -31,7 +31,10 @@ Per glyph (:meth:`FusedBaseline.decide`):
    right character" on those features, fitted on held-out gallery glyphs in four conditions
    (seen, unseen character, unseen pair, held-out script:
    :data:`harness.baselines.fusion_fit.FUSION_CONDITIONS`;
-   :func:`harness.baselines.fusion_fit.fit_fusion`), gives every candidate a probability;
+   :func:`harness.baselines.fusion_fit.fit_fusion`), each script's conditions weighted by
+   the deployment mix they stand for (:data:`harness.baselines.fusion_fit.DEPLOYMENT_MIX`:
+   a regular-script glyph is a new font's rendering of a character the gallery holds in
+   other fonts, or of one it lacks, never of a withheld pair or script), gives every candidate a probability;
    the best is the decision, its probability the one calibrated confidence; below the
    threshold the baseline abstains, and so it does on an image of speckle rather than
    strokes (:attr:`harness.baselines.ocr.Reading.glyph_like`);
@@ -68,7 +71,7 @@ from harness.baselines.retrieval import Decision, RetrievalBaseline
 from harness.baselines.templates import TemplateReader
 from metrics.acce import labels
 
-FUSION_VERSION = 8
+FUSION_VERSION = 9
 FEATURES = ("ocr_p", "ocr_exact", "ocr_log", "ocr_closed", "ocr_modern", "ocr_outside", "vote", "similarity",
             "in_gallery", "in_script", "ocr_first", "retrieval_first", "retrieval_confidence", "ocr_known", "template",
             "template_gap", "template_first")
@@ -110,15 +113,16 @@ def _openmp():
     return ThreadpoolController()
 
 
-def variant_forms(character: str) -> list[str]:
+def variant_forms(character: str, opencc: bool = True) -> list[str]:
     """``character`` and its traditional/simplified forms: the one-to-one Unihan partner
-    (:data:`metrics.acce.variants.ONE_TO_ONE`, both ways) and OpenCC's t2s and s2t
-    conversions (one character each), in that order, without duplicates."""
+    (:data:`metrics.acce.variants.ONE_TO_ONE`, both ways) and, with ``opencc``, OpenCC's t2s
+    and s2t conversions (one character each), in that order, without duplicates."""
     from metrics.acce.variants import ONE_TO_ONE
 
-    t2s, s2t = _converters()
-    forms = [character, ONE_TO_ONE.get(character, character), _simplified_to_traditional().get(character, character),
-             t2s.convert(character), s2t.convert(character)]
+    forms = [character, ONE_TO_ONE.get(character, character), _simplified_to_traditional().get(character, character)]
+    if opencc:
+        t2s, s2t = _converters()
+        forms += [t2s.convert(character), s2t.convert(character)]
     return [f for f in dict.fromkeys(forms) if len(f) == 1]
 
 
@@ -236,19 +240,33 @@ class FusedBaseline:
         return self.reader.read(images, closed=self.vocabulary)
 
     # -- candidates ----------------------------------------------------------------------
-    def _form_scores(self, reading: Reading) -> tuple[dict[str, float], dict[str, float]]:
-        """Open and closed OCR probability of every gallery form of the reading's candidates."""
+    def _form_scores(self, reading: Reading, hidden: np.ndarray | None = None) -> tuple[dict[str, float], dict[str, float]]:
+        """Open and closed OCR probability of every gallery form of the reading's candidates.
+
+        A reading the gallery holds (visible: not all its rows ``hidden``) lends its
+        probability only to its one-to-one traditional/simplified partner
+        (:data:`metrics.acce.variants.ONE_TO_ONE`, the same character for scoring), not to
+        OpenCC's other conversions: OpenCC maps variants too (汙 -> 污), and the exact
+        reading of a gallery character is itself the evidence (issue 22: a 汓 read 汙 was
+        answered 污). A reading the gallery lacks lends it to every gallery form
+        (:func:`variant_forms`: the recogniser reads a traditional 嘮 as 唠). Level on held-out
+        gallery glyphs of the 12-04 build (regular script 88.1% strict either way)."""
         open_p: dict[str, float] = {}
         for c, p in reading.candidates:
             if not is_han(c):
                 continue
-            # the character read, and its forms the gallery holds (a simplified reading of a
-            # traditional glyph); the reading itself stays a candidate for a character the
-            # gallery lacks
-            for f in [c] + [f for f in variant_forms(c) if f in self.rows_of]:
+            # the character read, and its forms the gallery holds; the reading itself stays a
+            # candidate for a character the gallery lacks
+            forms = variant_forms(c, opencc=not self._visible(c, hidden))
+            for f in [c] + [f for f in forms if f in self.rows_of]:
                 open_p[f] = max(open_p.get(f, 0.0), p)
         closed_p = {c: p for c, p in (reading.closed or [])}
         return open_p, closed_p
+
+    def _visible(self, character: str, hidden: np.ndarray | None) -> bool:
+        """Whether the gallery holds ``character`` with a row not ``hidden``."""
+        rows = self.rows_of.get(character)
+        return rows is not None and (hidden is None or not bool(hidden[rows].all()))
 
     def template_reading(self, query: np.ndarray) -> list[tuple[str, float]] | None:
         """The template reader's best characters for one glyph (``[(character,
@@ -284,7 +302,7 @@ class FusedBaseline:
         voted = self.retrieval.script_vote(sims, idx)
         modern = float(voted in labels.MODERN_SCRIPTS)
         voted = labels.scoring_script(voted)
-        open_p, closed_p = self._form_scores(reading)
+        open_p, closed_p = self._form_scores(reading, hidden)
         exact = dict(reading.candidates)
         ocr_rank = sorted(open_p, key=lambda c: -open_p[c])
         closed_order = [c for c, _ in (reading.closed or [])]
@@ -418,7 +436,7 @@ def visible_reading(reading: Reading, gallery_chars: dict, hidden: np.ndarray) -
     return Reading(reading.text, reading.candidates, [(c, p / mass) for c, p in keep], reading.detector)
 
 
-def fit_candidates(x: np.ndarray, y: np.ndarray):
+def fit_candidates(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None):
     """The candidate model: scikit-learn's ``HistGradientBoostingClassifier`` (log loss, so
     its probabilities are calibrated on the fitting data; 300 trees of at most 15 leaves,
     learning rate 0.05, at least 50 candidates a leaf, L2 1.0, seeded). Chosen on held-out
@@ -428,13 +446,19 @@ def fit_candidates(x: np.ndarray, y: np.ndarray):
     the same features ("OCR is sure, the templates disagree, the gallery lacks the
     character" are interactions a linear score cannot weigh), 篆书 93.1 / 29.8 / 13.5 / 11.9
     against 89.7 / 23.8 / 4.6 / 4.8; level with 200 unregularised trees (learning rate 0.1).
-    With one class only, a constant model (:func:`harness.baselines.abstention.fit_logistic`)."""
+    ``weight``: per candidate (:func:`harness.baselines.fusion_fit.condition_weights` of its
+    glyph's decision); candidates of weight 0 are left out. With one class only, a constant
+    model (:func:`harness.baselines.abstention.fit_logistic`)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
+    if weight is not None:
+        keep = np.asarray(weight, float) > 0
+        x, y, weight = np.asarray(x)[keep], np.asarray(y)[keep], np.asarray(weight, float)[keep]
     if len(set(np.asarray(y, int).tolist())) < 2:
         return _Constant(fit_logistic(x, y)[1])
     return HistGradientBoostingClassifier(max_iter=300, learning_rate=0.05, max_leaf_nodes=15, min_samples_leaf=50,
-                                          l2_regularization=1.0, random_state=0).fit(x, np.asarray(y, int))
+                                          l2_regularization=1.0, random_state=0).fit(x, np.asarray(y, int),
+                                                                                     sample_weight=weight)
 
 
 class _Constant:
