@@ -563,6 +563,8 @@ def facts_for(record: GlyphRecord, profile: Profile, index: EvidenceIndex, *,
     f.char_forms = _char_forms(record, index)
     f.in_standard_table = index.modern is not None and bool(index.modern.standard) and index.modern.is_standard(
         record.character)
+    # 繁简同形 also needs Unihan to give no simplified form but itself (徵 -> 征: data review 12-19)
+    f.same_in_both = f.in_standard_table and record.character not in index.modern.simplifies_elsewhere
     f.image_missing = {im.id: {"SCRC": script_neutral.REASON} for im in record.images if im.id in index.script_neutral}
     comps = _component_list(c, f)
     evo_sources = (c.allowed | c.gap | MODERN_SOURCES) if not c.strict else (BENCH_SOURCES | MODERN_SOURCES)

@@ -211,6 +211,9 @@ class ModernForms:
     # character outside the table -> [(a form of it in the table, the source line)]: Unihan
     # kSemanticVariant / kZVariant and cjkvi-ids variant links (善 →譱, 杯 →桮)
     standard_variants: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # characters whose kSimplifiedVariant names any form other than themselves (徵 -> 征 徵:
+    # simplified to 征 except in one reading), so they are not 繁简同形 (data review 12-19)
+    simplifies_elsewhere: frozenset[str] = frozenset()
 
     def is_standard(self, ch: str) -> bool:
         """Whether ``ch`` is in the 通用规范汉字表 (an empty table accepts every form)."""

@@ -125,6 +125,7 @@ class Facts:
     # traditional / simplified partner, the 规范字 of a form outside the table), with provenance
     char_forms: list[tuple[str, list[Provenance]]] = field(default_factory=list)
     in_standard_table: bool = False  # the character is in the 通用规范汉字表 (Unihan / the modern-forms index)
+    same_in_both: bool = False  # in the table, and Unihan gives no simplified form but itself (not 徵 -> 征)
     # image id -> {kind: reason}: what one image cannot be asked though the record can
     # (二 drawn as two bars shows no script: builder.qa.script_neutral)
     image_missing: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -146,7 +146,7 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
     they are)."""
     try:
         root = registry.resolve_sources_dir(sources_dir) / "unihan"
-        standard, simp = set(), {}
+        standard, simp, elsewhere = set(), {}, set()
         with open(root / "Unihan_OtherMappings.txt", encoding="utf-8") as fh:
             for line in fh:
                 if "\tkTGH\t" in line:
@@ -154,6 +154,8 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
         links: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for ch, fld, forms, line in read_variants(root / "Unihan_Variants.txt",
                                                   ("kSimplifiedVariant", "kSemanticVariant", "kZVariant")):
+            if fld == "kSimplifiedVariant" and any(f != ch for f in forms):
+                elsewhere.add(ch)
             if fld == "kSimplifiedVariant" and len(forms) == 1 and forms[0] != ch:
                 simp[ch] = (forms[0], line)
             elif fld != "kSimplifiedVariant":  # a many-to-one simplification (後 -> 后) is no variant
@@ -165,7 +167,7 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
                   kind="no-modern-forms")
         return None
     variants = {ch: [(f, line) for f, line in v if f in standard] for ch, v in links.items() if ch not in standard}
-    return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v})
+    return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v}, frozenset(elsewhere))
 
 
 def _variant_attested(field: str, line: str, form: str) -> bool:

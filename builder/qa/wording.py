@@ -166,7 +166,7 @@ def make_qa(facts: Facts, kind: str, phrasing: int, image: GlyphImage) -> QA | N
                   ["character"])
     if kind == "SCRC":
         s = facts.script
-        if s in ("楷书", "简体") and not facts.char_forms and facts.in_standard_table:
+        if s in ("楷书", "简体") and not facts.char_forms and facts.same_in_both:
             # 昌, 洸: a character of the 通用规范汉字表 with no other form in either standard, so
             # the regular-script rendering is 楷书 and 简体 alike (not said of 𪋻, a variant of 塵) (the scorer counts 简体 as 楷书): the reference says so (data review 12-04)
             return qa("楷书（此字繁简同形，亦即简体）", "Regular script (楷书); the character is the same in the "
