@@ -1,6 +1,7 @@
 """Regression tests for the QA-stage patterns of the independent review of out-r5
 (final-20261218 / final-20261219), on records built from the real sources.
 
+2. A gloss Duan names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) is no ORIM nor component gloss.
 3. 「繁简同形」 only where Unihan gives no simplified form but the character itself (徵 -> 征).
 """
 
@@ -18,7 +19,7 @@ from builder.schema import GlyphImage
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "徵征昌"
+CHARS = "徵征昌田"
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +51,28 @@ def image(script="楷书"):
 def test_zheng_is_not_same_in_both_standards(recs):
     assert "繁简同形" not in make_qa(facts(recs, "徵_楷书"), "SCRC", 0, image()).answer  # 徵 -> 征
     assert "繁简同形" in make_qa(facts(recs, "昌_楷书"), "SCRC", 0, image()).answer
+
+
+# --- 2. a sound-gloss Duan names -------------------------------------------------------------
+
+@pytest.mark.parametrize("note,gloss,head,marked", [
+    ("各本作陳。今正。敶者、列也。田與敶古皆音陳。故以㬪韵爲訓。取其敶列之整齊謂之田。", "敶也", "田", True),
+    ("以疊韻爲訓。", "X也", "Y", True),
+    ("以同音爲訓。", "X也", "Y", True),
+    ("此聲訓也。", "X也", "Y", True),
+    ("各本作某。今正。某者甲也。乙丙丁戊。己與庚以雙聲爲訓。", "X也", "Y", False),  # about other words
+    ("敶者、列也。", "敶也", "田", False),
+])
+def test_duan_marks_sound_gloss(note, gloss, head, marked):
+    assert soundgloss.duan_marks_sound_gloss(note, gloss, head) is marked
+
+
+def test_tian_orim_is_no_sound_gloss(recs):
+    f = facts(recs, "田_楷书")  # was 「敶也」
+    assert f.orim is None and f.missing["ORIM"] == "sound-gloss:original_meaning"
+    assert facts(recs, "田_楷书", DATASET).orim is None
+
+
+def test_tian_own_gloss_drops_the_named_sound_gloss(recs):
+    note = part_glosses.own_gloss(recs[1], "田", set())
+    assert note is None or "陳也" not in note.zh and "敶也" not in note.zh, note

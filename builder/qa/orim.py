@@ -70,7 +70,6 @@ _COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行|[太大][�
 _DIALECT = re.compile(r"謂.{1,4}[曰爲]|謂之")
 # Duan's notes that a gloss is a sound-gloss (馬 「怒也。武也」: 以曡韵爲訓) or a Han colloquial
 # name (鋸 「槍唐也」: 槍唐葢漢人語), not a statement of the meaning
-_DUAN_SOUND_GLOSS = re.compile(r"(?:[曡疊][韵韻]|雙聲)爲訓")
 _DUAN_HAN_WORD = r"{}.{{0,3}}漢(?:人|時)語"
 
 
@@ -361,13 +360,27 @@ def _not_original(c, f: Facts) -> None:
             f.orim, f.missing["ORIM"] = None, DUAN_EXTENDED_REASON
             return
         han_word = re.compile(_DUAN_HAN_WORD.format(re.escape(gloss)))
-        if any(_DUAN_SOUND_GLOSS.search(_head_sentences(n)) or han_word.search(n) for q, n in pairs if gloss in q):
-            f.orim, f.missing["ORIM"] = None, SOUND_GLOSS_REASON
+        if any(soundgloss.duan_marks_sound_gloss(n, gloss, rec.character) or han_word.search(n)
+               for q, n in pairs if gloss in q):
+            _keep_after_sound_gloss(f, text)
             return
     if f.orim[3] == "shuowen" and not c.strict:
         duan = duan_reading(rec, text, c.index)  # the dataset states no Duan, but keeps none he rejects
         if duan is not None and duan[0] == "emends":
             f.orim, f.missing["ORIM"] = None, DUAN_EMENDS_REASON
+
+
+def _keep_after_sound_gloss(f: Facts, text: str) -> None:
+    """The ORIM reference once Duan names its first sentence a sound-gloss (田 「敶也」:
+    「故以㬪韵爲訓」, :func:`builder.qa.soundgloss.duan_marks_sound_gloss`): the further
+    sentences where they define (as 穀 「續也。百穀之緫名」 keeps 百穀之緫名), else no ORIM
+    question (:data:`SOUND_GLOSS_REASON`)."""
+    rest = [x for x in text.split("。") if x.strip()][1:]
+    if rest and not _COSMOLOGY.search("。".join(rest)) and not soundgloss._NOT_A_DEFINITION.search(rest[0]) \
+            and not rest[0].startswith(("象", "凡")):
+        f.orim = ("。".join(rest), f"Shuowen gloss: {'。'.join(rest)}", *f.orim[2:])
+        return
+    f.orim, f.missing["ORIM"] = None, SOUND_GLOSS_REASON
 
 
 def _duan_pairs(index: EvidenceIndex, entry_id: str) -> list[tuple[str, str]]:

@@ -14,7 +14,8 @@ this order, from:
    「此豎則奄人也。故从奄」) or his 「X者、…」 (斬 「斤者、鈇鉞之類也」): :func:`duan_part_note`;
 3. the component character's own Shuowen gloss, attributed as such (頁 「頭也」, 欠
    「張口气悟也」), its sound-gloss sentences (馬 「怒也。武也」) dropped and, where no gloss
-   is left, the sentence saying what the graph depicts (馬 「象馬頭髦尾四足之形」):
+   is left, the sentence saying what the graph depicts (馬 「象馬頭髦尾四足之形」); a gloss Duan
+   names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) goes too:
    :func:`own_gloss`;
 4. (JieZi-Dataset, for a component character that is a bench character, whose Shuowen
    gloss the dataset may not state) Unihan's first-listed sense (``kDefinition`` before
@@ -247,7 +248,12 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
         return None
     entry_id = index.heads[head][0]
     expl = index.shuowen_entry(entry_id).get("explanation") or ""
-    sents = _gloss_sentences(expl, head, index.readings)
+    notes = parse_duan_raw((index.duan_notes or {}).get(entry_id, ""))
+    first_sent = expl.split("。")[0]
+    # Duan's first note is on the first sentence even where he emends its word (田 陳 -> 敶)
+    sents = [x for x in _gloss_sentences(expl, head, index.readings)
+             if not any((x in q or (k == 0 and x == first_sent)) and soundgloss.duan_marks_sound_gloss(n, x, head)
+                        for k, (q, n) in enumerate(notes))]
     depict = [x for x in sents if _DEPICTS.search(x) and not _other_subject(x, head)]
     glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x) and not x.startswith(("从", "從"))]
     first = glosses[:1]

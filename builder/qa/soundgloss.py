@@ -31,6 +31,11 @@ synonym).
 A gloss that opens with a sound-gloss yields no ORIM question (the stage counts it under
 ``missing:ORIM:sound-gloss:original_meaning``) unless a later sentence of the gloss
 defines the head (戶「護也。半門曰戶」 -> 半門曰戶; :func:`strip_sound_gloss`).
+
+Duan names some sound-glosses himself (田 「敶也」: 「田與敶古皆音陳。故以㬪韵爲訓」): a note of
+his on the gloss saying 疊韻爲訓 / 㬪韵爲訓 / 雙聲爲訓 / 以同音爲訓 / 聲訓 marks it a
+sound-gloss whatever the modern readings say (:func:`duan_marks_sound_gloss`; review of
+out-r5, 12-19).
 """
 
 from __future__ import annotations
@@ -154,6 +159,23 @@ def sentence_is_sound_gloss(sentence: str, head: str, readings: Readings) -> boo
     if len(chars) == 1:
         return near_homophone(head, chars[0], readings)
     return any(near_homophone(head, ch, readings, strict=True) for ch in chars)
+
+
+# Duan's words naming a sound-gloss (any spelling of 疊 / 曡 / 㬪 and 韵 / 韻)
+DUAN_SOUND_GLOSS = re.compile(r"(?:[曡疊㬪][韵韻]|雙聲|同音|音近)(?:[之以]?)爲訓|聲訓")
+
+
+def duan_marks_sound_gloss(note: str, gloss: str, head: str) -> bool:
+    """Whether Duan's ``note`` on a gloss says the gloss is a sound-gloss (:data:`DUAN_SOUND_GLOSS`)
+    in one of its first two sentences, or in a sentence that (or whose preceding sentence)
+    names the gloss word or the ``head`` (田 「田與敶古皆音陳。故以㬪韵爲訓」): a later
+    sentence on some other word's pun is not about this gloss."""
+    words = {ch for ch in _PUNCT.sub("", gloss).removesuffix("也") if _HAN.match(ch)} | {head}
+    sents = [x for x in note.split("。") if x]
+    for k, x in enumerate(sents):
+        if DUAN_SOUND_GLOSS.search(x) and (k < 2 or words & set(x) or (k and words & set(sents[k - 1]))):
+            return True
+    return False
 
 
 def _same_initial(head: str, other: str, readings: Readings) -> bool:
