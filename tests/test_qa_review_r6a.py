@@ -3,6 +3,7 @@
 
 2. A gloss Duan names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) is no ORIM nor component gloss.
 3. 「繁简同形」 only where Unihan gives no simplified form but the character itself (徵 -> 征).
+5. A one-character gloss that is also a modern simplified form (㭕 「极也」, 极 = 極) is not asked.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from builder.schema import GlyphImage
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "徵征昌田"
+CHARS = "徵征昌田㭕极木去會合"
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +63,7 @@ def test_zheng_is_not_same_in_both_standards(recs):
     ("此聲訓也。", "X也", "Y", True),
     ("各本作某。今正。某者甲也。乙丙丁戊。己與庚以雙聲爲訓。", "X也", "Y", False),  # about other words
     ("敶者、列也。", "敶也", "田", False),
+    ("厓今之涯字。附當作駙。馬部曰。駙、近也。瀕賔以㬪韵爲訓。", "水厓", "瀕", False),  # on 賓, not 水厓
 ])
 def test_duan_marks_sound_gloss(note, gloss, head, marked):
     assert soundgloss.duan_marks_sound_gloss(note, gloss, head) is marked
@@ -76,3 +78,18 @@ def test_tian_orim_is_no_sound_gloss(recs):
 def test_tian_own_gloss_drops_the_named_sound_gloss(recs):
     note = part_glosses.own_gloss(recs[1], "田", set())
     assert note is None or "陳也" not in note.zh and "敶也" not in note.zh, note
+
+
+# --- 5. a one-character gloss that is a modern simplified form ----------------------------------
+
+def test_qu_gloss_ji_is_not_asked(recs):
+    for profile in (BENCH, DATASET):
+        f = facts(recs, "㭕_楷书", profile)  # was 「极也」 in the dataset
+        assert f.orim is None and f.missing["ORIM"] == "simplified-word-gloss:original_meaning"
+    modern = recs[1].modern
+    assert modern.simplifies_other.get("极") == frozenset("極")
+    assert "从" not in modern.simplifies_other and "并" not in modern.simplifies_other  # one word, two forms
+
+
+def test_other_one_character_glosses_stay(recs):
+    assert facts(recs, "會_楷书", DATASET).missing.get("ORIM") != "simplified-word-gloss:original_meaning"  # 「合也」

@@ -214,6 +214,10 @@ class ModernForms:
     # characters whose kSimplifiedVariant names any form other than themselves (徵 -> 征 徵:
     # simplified to 征 except in one reading), so they are not 繁简同形 (data review 12-19)
     simplifies_elsewhere: frozenset[str] = frozenset()
+    # characters whose kTraditionalVariant names another form (极 -> 極): in modern use the
+    # simplified form of that other character too (review of out-r5, 12-19: 㭕 「极也」)
+    # (:func:`builder.qa.stage._merged_words`: no variant link between them)
+    simplifies_other: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def is_standard(self, ch: str) -> bool:
         """Whether ``ch`` is in the 通用规范汉字表 (an empty table accepts every form)."""

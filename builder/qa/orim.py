@@ -50,6 +50,8 @@ def _head_sentences(note: str, n: int = 2) -> str:
 
 
 SOUND_GLOSS_REASON = "sound-gloss:original_meaning"
+# a one-character gloss that is also a modern simplified form of another character (㭕 「极也」)
+SIMPLIFIED_WORD_REASON = "simplified-word-gloss:original_meaning"
 DUAN_EMENDS_REASON = "duan-emends:original_meaning"
 NOT_A_MEANING_REASON = "depiction-only:original_meaning"
 COSMOLOGY_REASON = "cosmological-gloss:original_meaning"
@@ -268,6 +270,7 @@ def orim_facts(c, f: Facts) -> None:
     _proper(c, f)
     _not_original(c, f)
     _orim_sound_gloss(c, f)
+    _orim_simplified_word(c, f)
     # No Chinese gloss, no ORIM question: a modern (English) dictionary definition is not
     # the original meaning, and an answer saying "no source has it" would teach a model to
     # decline. The record's English definition still appears in the record and the Space.
@@ -368,6 +371,24 @@ def _not_original(c, f: Facts) -> None:
         duan = duan_reading(rec, text, c.index)  # the dataset states no Duan, but keeps none he rejects
         if duan is not None and duan[0] == "emends":
             f.orim, f.missing["ORIM"] = None, DUAN_EMENDS_REASON
+
+
+def _orim_simplified_word(c, f: Facts) -> None:
+    """No ORIM question on a one-character Shuowen gloss G that modern use reads as another
+    word T (review of out-r5, 12-19: 㭕 「极也」, Xu's 极 「驢上負也」 read as 極 「extreme」):
+    Unihan gives T as a traditional form of G with no variant link between them
+    (:attr:`ModernForms.simplifies_other`), defines G by T's first sense (极 and 極: 「extreme,
+    utmost…」), and G and T are two Shuowen heads (two words merged by the simplification).
+    Counted as :data:`SIMPLIFIED_WORD_REASON`."""
+    index = c.index
+    if f.orim is None or f.orim[3] not in ("shuowen", "duan") or index.modern is None:
+        return
+    g = _bare(f.orim[0])
+    if len(g) != 1 or g == c.record.character or not index.heads.get(g):
+        return
+    first = lambda ch: (index.definitions.get(ch) or "").split(";")[0].strip()  # noqa: E731
+    if any(index.heads.get(t) and first(g) and first(g) == first(t) for t in index.modern.simplifies_other.get(g, ())):
+        f.orim, f.missing["ORIM"] = None, SIMPLIFIED_WORD_REASON
 
 
 def _keep_after_sound_gloss(f: Facts, text: str) -> None:

@@ -168,9 +168,10 @@ DUAN_SOUND_GLOSS = re.compile(r"(?:[曡疊㬪][韵韻]|雙聲|同音|音近)(?:[
 def duan_marks_sound_gloss(note: str, gloss: str, head: str) -> bool:
     """Whether Duan's ``note`` on a gloss says the gloss is a sound-gloss (:data:`DUAN_SOUND_GLOSS`)
     in one of its first two sentences, or in a sentence that (or whose preceding sentence)
-    names the gloss word or the ``head`` (田 「田與敶古皆音陳。故以㬪韵爲訓」): a later
-    sentence on some other word's pun is not about this gloss."""
-    words = {ch for ch in _PUNCT.sub("", gloss).removesuffix("也") if _HAN.match(ch)} | {head}
+    names the gloss word (田 「田與敶古皆音陳。故以㬪韵爲訓」): a later sentence on some
+    other word's pun is not about this gloss (瀕 「水厓」: 「瀕賔以㬪韵爲訓」 is on 賓).
+    ``head`` is not itself evidence (every such sentence names it)."""
+    words = {ch for ch in _PUNCT.sub("", gloss).removesuffix("也") if _HAN.match(ch)} - {head}
     sents = [x for x in note.split("。") if x]
     for k, x in enumerate(sents):
         if DUAN_SOUND_GLOSS.search(x) and (k < 2 or words & set(x) or (k and words & set(sents[k - 1]))):

@@ -146,14 +146,20 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
     they are)."""
     try:
         root = registry.resolve_sources_dir(sources_dir) / "unihan"
-        standard, simp, elsewhere = set(), {}, set()
+        standard, simp, elsewhere, trad, same_word = set(), {}, set(), {}, set()
         with open(root / "Unihan_OtherMappings.txt", encoding="utf-8") as fh:
             for line in fh:
                 if "\tkTGH\t" in line:
                     standard.add(chr(int(line.split("\t", 1)[0][2:], 16)))
         links: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for ch, fld, forms, line in read_variants(root / "Unihan_Variants.txt",
-                                                  ("kSimplifiedVariant", "kSemanticVariant", "kZVariant")):
+                                                  ("kSimplifiedVariant", "kSemanticVariant", "kZVariant",
+                                                   "kTraditionalVariant")):
+            if fld == "kTraditionalVariant":
+                trad[ch] = frozenset(f for f in forms if f != ch)  # 极 -> 極
+                continue
+            if fld != "kSimplifiedVariant":
+                same_word |= {(ch, f) for f in forms} | {(f, ch) for f in forms}
             if fld == "kSimplifiedVariant" and any(f != ch for f in forms):
                 elsewhere.add(ch)
             if fld == "kSimplifiedVariant" and len(forms) == 1 and forms[0] != ch:
@@ -167,7 +173,16 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
                   kind="no-modern-forms")
         return None
     variants = {ch: [(f, line) for f, line in v if f in standard] for ch, v in links.items() if ch not in standard}
-    return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v}, frozenset(elsewhere))
+    return ModernForms(frozenset(standard), simp, {k: v for k, v in variants.items() if v}, frozenset(elsewhere),
+                       _merged_words(trad, same_word))
+
+
+def _merged_words(trad: dict[str, frozenset[str]], same_word: set[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Character -> the other characters it is also the simplified form of (Unihan
+    ``kTraditionalVariant``: 极 -> 極), where Unihan links none of them to it as a
+    kSemanticVariant / kZVariant (从 / 從, 并 / 並 are one word in two forms; 极 / 極 are two)."""
+    return {ch: others for ch, others in trad.items()
+            if others and not any((ch, t) in same_word for t in others)}
 
 
 def _variant_attested(field: str, line: str, form: str) -> bool:
