@@ -111,31 +111,19 @@ def test_no_bench_interpretation_is_a_template(recs):
     assert seen >= 20
 
 
-def test_dataset_never_states_a_hint_and_quotes_unihan_for_a_bench_component(recs):
+def test_dataset_never_states_a_hint_nor_unihan_for_a_bench_component(recs):
     by_id, index = recs
     index.reserved = frozenset({"竹"})  # 竹 in the bench: its Shuowen gloss may not be stated
     try:
         f = facts(recs, "笥_楷书", DATASET)
     finally:
         index.reserved = frozenset()
-    text = interp(f, "竹")
-    assert text.endswith("竹，Unihan 首列义项：bamboo") and "《说文》" not in text, text
+    text = interp(f, "竹") or ""
+    assert "Unihan" not in text and "bamboo" not in text and "《说文》" not in text, text  # review 12-19: no Unihan gloss
     for rid in by_id:  # no makemeahanzi English hint anywhere (貝 "money", 幺 "one")
         for c in facts(recs, rid, DATASET).components:
             assert not any(p.source == "makemeahanzi" and "hint" in p.span for p in c.interpretation_provenance), rid
-
-
-def test_unihan_definition_of_a_simplified_character_is_not_the_part(recs):
-    from builder.qa.part_glosses import unihan_definition
-
-    _, index = recs
-    defs = dict(index.definitions)
-    index.definitions.update({"广": "wide, extensive, broad", "疒": "sickness"})
-    try:
-        assert unihan_definition(index, "广") is None  # 广 「wide」 is 廣's meaning, not the roof part's
-        assert unihan_definition(index, "疒").zh == "疒，Unihan 首列义项：sickness"
-    finally:
-        index.definitions = defs
+            assert not any(p.rule == "qa.comi.unihan_definition" for p in c.interpretation_provenance), rid
 
 
 def test_a_part_no_source_explains_gets_no_filler(recs):

@@ -1,8 +1,8 @@
 """Regression tests for the component interpretation / function / evolution-type / formation
 patterns of the round-4 data review (12-04), on records built from the real sources.
 
-1. A Unihan definition as a component gloss is its first-listed sense only (足 「foot」),
-   nothing when that is no meaning.
+1. (A Unihan definition as a component gloss: dropped altogether since the review of out-r5,
+   tests/test_qa_review_r6a.py.)
 2. A Shuowen depiction clause about another element (禾's 「𠂹象其穗」) is no gloss of the part.
 3. A component's own Shuowen formula (門 「从二戶」) is no interpretation.
 4. A makemeahanzi hint never makes 亦声 (讧's 工); a makemeahanzi-only analysis against the
@@ -53,39 +53,6 @@ def facts(recs, rid, profile=BENCH):
 
 def comp(f, name):
     return next(c for c in f.components if c.name == name)
-
-
-# --- 1. Unihan's first-listed sense -----------------------------------------------------------
-
-@pytest.mark.parametrize("definition,first", [
-    ("foot; attain, satisfy, enough; Kangxi radical 156", "foot"),
-    ("knife; old coin; measure", "knife"),
-    ("gold; metals in general; money; Kangxi radical 167", "gold"),
-    ("indeed, yes, right; to be; demonstrative pronoun, this, that", "indeed, yes, right"),
-    ("line; Kangxi radical 4", "line"),
-    ("cinnabar (native HgS)", "cinnabar"),
-    ("surname", None),                                         # a surname is no meaning
-    ("Kangxi radical 4", None),                                # a radical note
-    ("(same as 德) morality", None),                           # a variant note
-    ("variant of 德", None),
-    ("also; classical final particle of strong affirmation or identity", None),  # 也: a grammatical word
-    ("interrogative or exclamatory final particle", None),     # 乎
-    ("his, her, its, their; that", None),                      # 其's pronoun
-    ("marks preceding phrase as modifier of following phrase; it, him her, them; go to", None),  # 之
-])
-def test_unihan_first_sense(definition, first):
-    assert part_glosses.unihan_first_sense(definition) == first
-
-
-def test_dataset_glosses_a_bench_component_by_unihan_first_sense(recs):
-    _, index = recs
-    index.reserved = frozenset({"足"})  # 足 in the bench: its Shuowen gloss may not be stated
-    try:
-        text = comp(facts(recs, "䟔_楷书", DATASET), "足").interpretation
-    finally:
-        index.reserved = frozenset()
-    assert text.endswith("足，Unihan 首列义项：foot"), text  # before: 「foot; attain, satisfy, enough」
-    assert "attain" not in text and "《说文》" not in text
 
 
 # --- 2. / 3. own gloss: no other element's depiction, no formula -------------------------------

@@ -3,6 +3,7 @@
 
 2. A gloss Duan names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) is no ORIM nor component gloss.
 3. 「繁简同形」 only where Unihan gives no simplified form but the character itself (徵 -> 征).
+4. No Unihan definition as a component interpretation (殍's 歹 「bad, vicious, depraved」).
 5. A one-character gloss that is also a modern simplified form (㭕 「极也」, 极 = 極) is not asked.
 """
 
@@ -20,7 +21,7 @@ from builder.schema import GlyphImage
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "徵征昌田㭕极木去會合"
+CHARS = "徵征昌田㭕极木去會合殍歹孚"
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +94,17 @@ def test_qu_gloss_ji_is_not_asked(recs):
 
 def test_other_one_character_glosses_stay(recs):
     assert facts(recs, "會_楷书", DATASET).missing.get("ORIM") != "simplified-word-gloss:original_meaning"  # 「合也」
+
+
+# --- 4. no Unihan gloss of a component ----------------------------------------------------------
+
+def test_piao_dai_gets_no_unihan_gloss(recs):
+    _, index = recs
+    index.reserved = frozenset({"歹", "歺"})  # a bench character: its Shuowen gloss may not be stated
+    try:
+        f = facts(recs, "殍_楷书", DATASET)
+    finally:
+        index.reserved = frozenset()
+    for c in f.components:
+        assert not any(p.rule == "qa.comi.unihan_definition" for p in c.interpretation_provenance), c
+        assert "Unihan" not in (c.interpretation or "") and "vicious" not in (c.interpretation or ""), c

@@ -28,7 +28,7 @@ def _part_sources(c: "_FactsCtx") -> PartSources:
     """What a profile may quote about a component (:class:`PartSources`): the bench the
     Shuowen and Duan texts; JieZi-Dataset the head's Shuowen text only for a character not in
     the bench, a component's own Shuowen gloss only for a component character not in the
-    bench (nor its traditional / simplified partner), else Unihan's definition."""
+    bench (nor its traditional / simplified partner), else nothing (no Unihan definition)."""
     if c.strict:
         return BENCH_PARTS
     reserved = c.index.reserved
@@ -40,7 +40,7 @@ def _part_sources(c: "_FactsCtx") -> PartSources:
                                                       if v.kind in ("繁體", "簡体")}
         return not (forms & reserved)
 
-    return PartSources(host_text=c.may_use_shuowen(), duan=False, own_gloss=own_ok, unihan="unihan" in c.allowed)
+    return PartSources(host_text=c.may_use_shuowen(), duan=False, own_gloss=own_ok)
 
 
 def _source_interpretation(cf: CompFact, src: Component, provs: list[Provenance],

@@ -72,12 +72,11 @@ class PartSources:
     ``host_text`` the head's own Shuowen text (the bench; JieZi-Dataset for a character not
     in the bench), ``duan`` Duan's notes (the bench), ``own_gloss`` whether a component
     character's own Shuowen gloss may be quoted (JieZi-Dataset: not for a bench
-    character), ``unihan`` Unihan's definition as the last resort (JieZi-Dataset)."""
+    character). Never a Unihan definition (:mod:`builder.qa.part_glosses`)."""
 
     host_text: bool = True
     duan: bool = True
     own_gloss: Callable[[str], bool] = lambda name: True
-    unihan: bool = False
 
 
 BENCH_PARTS = PartSources()
@@ -98,8 +97,6 @@ def part_note(name: str, canon: str, others: list[str], record: GlyphRecord, ind
                     None)
     if note is None and src.own_gloss(canon):
         note = part_glosses.own_gloss(index, canon, host)
-    if note is None and src.unihan:
-        note = part_glosses.unihan_definition(index, canon)
     if note is None or note.kind != "host":
         rel = next((n for eid in entries if (n := part_glosses.relation_clause(
             index, eid, name, [name, *others], host)) is not None), None)

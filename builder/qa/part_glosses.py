@@ -17,11 +17,10 @@ this order, from:
    is left, the sentence saying what the graph depicts (馬 「象馬頭髦尾四足之形」); a gloss Duan
    names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) goes too:
    :func:`own_gloss`;
-4. (JieZi-Dataset, for a component character that is a bench character, whose Shuowen
-   gloss the dataset may not state) Unihan's first-listed sense (``kDefinition`` before
-   its first 「;」) of the component character, attributed to Unihan, nothing when that is
-   no meaning: :func:`unihan_definition`.
 
+No Unihan definition either (the review of out-r5, 12-18/19, flagged them every round: 殍's
+歹 「bad, vicious, depraved」 is a modern English sense, not what the part is); a JieZi-Dataset
+component that is a bench character, whose Shuowen gloss the dataset may not state, gets none.
 Never a makemeahanzi etymology hint: those are mnemonics (貝 "money", 幺 "one"). A part no
 source speaks of gets nothing (the QA composer then asks no question that needs it).
 Entries are read from :class:`builder.qa.evidence.EvidenceIndex` (``shuowen_entry``,
@@ -52,16 +51,14 @@ _DUAN_GU = re.compile(rf"故(?:字)?(?:亦)?[从從]({_HAN})")
 _DUAN_ZHE = re.compile(rf"^({_HAN})(?:者|謂)[、，]?(.{{2,30}}?也)$")
 _BAD = re.compile(r"[？?<>{}\[\]]")
 MAX_LEN = 40
-# Unihan's radical-number notes (「Kangxi radical 118」) say nothing of the meaning
-_RADICAL_NOTE = re.compile(r"[;,]?\s*(?:simplified\s+)?(?:Kangxi|KangXi)?\s*radical(?: number)?\s*\d+|[;,]?\s*rad\.\s*(?:no\.?)?\s*\d+",
-                           re.IGNORECASE)
+
 
 
 @dataclass(frozen=True)
 class PartNote:
     """One source statement about a component: ``zh`` / ``en`` the sentence (attributed),
     ``provenance`` its source span, ``kind`` which rule of the module found it (``host``,
-    ``duan``, ``own``, ``unihan``)."""
+    ``duan``, ``own``)."""
 
     zh: str
     en: str
@@ -308,59 +305,6 @@ def _gloss_sentences(expl: str, head: str, readings) -> list[str]:
             continue
         out.append(s)
     return out
-
-
-# a first-listed Unihan sense that is no meaning of the graph: a variant / form note (「variant
-# of 德」, 「(same as 德)」, 「(ancient form of 之)」), a Cantonese or Japanese use, a surname, a
-# radical or component note, a grammatical word (particle, pronoun, 「marks preceding phrase…」)
-_UNIHAN_NOT_MEANING = re.compile(
-    r"variant|same as|ancient form|old form|simplified form|abbreviat|\(Cant\.\)|\(J\)|Japanese"
-    r"|surname|family name|radical|component|used in|particle|pronoun|interjection|preposition|conjunction"
-    r"|^marks\b|^interrogative|^exclamat|^onomatop|^phonetic|^transliterat", re.IGNORECASE)
-_FUNCTION_WORDS = frozenset(
-    "a an the and or but also yet then so if as in on at to by for from of with this that these those "
-    "it its he him his she her hers they them their we us our you your i me my who which what "
-    "not no non- negative is be are was".split())
-
-
-def unihan_first_sense(definition: str) -> str | None:
-    """Unihan's first-listed sense group of a ``kDefinition`` (the text before its first
-    「;」): 足 「foot; attain, satisfy, enough」 -> 「foot」, 刀 「knife; old coin; measure」
-    -> 「knife」; the later groups are extended or borrowed senses (data review 12-04,
-    round 4). None when that group is no meaning (:data:`_UNIHAN_NOT_MEANING`: 于's
-    「surname」 would be its third group, 也 「also」 / 其 「his, her, its, their」 are
-    grammatical words, 「Kangxi radical 4」, 「(same as 德) morality」)."""
-    first = definition.split(";")[0].strip(" ,.")
-    if not first or _RADICAL_NOTE.fullmatch(first) or _UNIHAN_NOT_MEANING.search(first):
-        return None
-    first = re.sub(r"\s*\([^)]*\)", "", first).strip(" ,.")  # 「cinnabar (native HgS)」
-    words = [w.strip().lower() for w in first.split(",") if w.strip()]
-    if not words or all(w in _FUNCTION_WORDS for w in words):
-        return None
-    return first
-
-
-def unihan_definition(index: EvidenceIndex, name: str) -> PartNote | None:
-    """Rule 4 (JieZi-Dataset): Unihan's first-listed sense of the component character
-    (:func:`unihan_first_sense`), attributed as such. None when Unihan gives none, when
-    that sense is no meaning, or when the character is also the simplified form of another
-    (广 for 廣, 厂 for 廠, 儿 for 兒: Unihan then defines that other word, not the part)."""
-    from builder import aliases
-
-    simplified = index.modern.simplified_forms() if index.modern is not None else frozenset()
-    for cand in (name, aliases.canonical(name)):
-        if cand in simplified:
-            return None  # 广 「wide」 and 厂 「factory」 define 廣 and 廠, which they also write
-        raw = (index.definitions or {}).get(cand, "")
-        if not raw:
-            continue
-        d = unihan_first_sense(raw)
-        if d is None:
-            return None
-        return PartNote(f"{cand}，Unihan 首列义项：{d}", f"{cand}, Unihan (first-listed sense): {d}",
-                        (Provenance(source="unihan", entry_id=f"U+{ord(cand):04X}", span=d,
-                                    rule="qa.comi.unihan_definition"),), "unihan")
-    return None
 
 
 def load_definitions(sources_dir, skips) -> dict[str, str]:
