@@ -48,6 +48,14 @@ KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 EXTRA_LEVELS: dict[str, tuple[str, ...]] = {"COMP_FULL": ("L4",)}
 
 
+# The phrasings (indices into TEMPLATES) of the questions needing component interpretations
+# that ask what each component means or is (「说明其含义」, 「分别表示什么」, 「应作何解释」),
+# not its role in the character (「在字中的作用」, 「构字理据」, 「在字中的含义」, 「构字解释」,
+# 「结合构形…解说」): a component's own Shuowen gloss answers only these (review of out-r5,
+# 12-18: 乂's 丿 「象左引之形」 under 「解释各构件在字中的作用」).
+MEANING_PHRASINGS: dict[str, tuple[int, ...]] = {"COMI": (2,), "COMP_ASPECT": (2,), "COMP_FULL": (2,)}
+
+
 def in_level(kind: str, level: str) -> bool:
     """Whether rows of template ``kind`` belong to ``level`` (its own or an extra one)."""
     return KINDS[kind][1] == level or level in EXTRA_LEVELS.get(kind, ())

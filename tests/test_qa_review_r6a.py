@@ -1,6 +1,9 @@
 """Regression tests for the QA-stage patterns of the independent review of out-r5
 (final-20261218 / final-20261219), on records built from the real sources.
 
+1. A component explained only by its own gloss is asked only in a phrasing that asks what each
+   component means (乂, 贊, 采); an own gloss keeps only the 象 clauses of a depiction (木
+   「从屮，下象其根」 -> 「下象其根」) and is no cross-reference to another graph (爪 「丮也」).
 2. A gloss Duan names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) is no ORIM nor component gloss.
 3. 「繁简同形」 only where Unihan gives no simplified form but the character itself (徵 -> 征).
 4. No Unihan definition as a component interpretation (殍's 歹 「bad, vicious, depraved」).
@@ -16,12 +19,14 @@ from builder.qa.compose import facts_for
 from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.stage import load_modern_forms, load_shuowen
+from builder.qa.questions import bench_eligible, bench_qa, dataset_qa, own_gloss_only
 from builder.qa.wording import make_qa
+from hub import templates as T
 from builder.schema import GlyphImage
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "徵征昌田㭕极木去會合殍歹孚"
+CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁"
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +113,35 @@ def test_piao_dai_gets_no_unihan_gloss(recs):
     for c in f.components:
         assert not any(p.rule == "qa.comi.unihan_definition" for p in c.interpretation_provenance), c
         assert "Unihan" not in (c.interpretation or "") and "vicious" not in (c.interpretation or ""), c
+
+
+# --- 1. own gloss only: no role phrasing; depiction and cross-reference ------------------------
+
+def test_own_gloss_depiction_keeps_the_xiang_clause(recs):
+    assert part_glosses.own_gloss(recs[1], "木", set()).zh == "木，《说文》：「下象其根」"  # was 「从屮，下象其根」
+
+
+def test_own_gloss_is_no_cross_reference(recs):
+    note = part_glosses.own_gloss(recs[1], "爪", set())
+    assert note is None or "丮也" not in note.zh, note  # was 爪，《说文》：「丮也」
+    assert "頭也" in part_glosses.own_gloss(recs[1], "頁", set()).zh  # a word, not a graph: stays
+
+
+ROLE_WORDS = ("作用", "理据", "在字中的含义", "构字解释", "结合构形")
+
+
+@pytest.mark.parametrize("rid", ["乂_楷书", "贊_楷书", "采_楷书"])
+def test_own_gloss_only_is_asked_what_each_part_means(recs, rid):
+    f = facts(recs, rid)
+    assert own_gloss_only(f), [c.interpretation for c in f.components]
+    for seed in range(12):
+        rows = bench_qa(f, image(), seed, second_component=True) if bench_eligible(f) else []
+        for qa in rows + dataset_qa(facts(recs, rid, DATASET), image(), seed):
+            if qa.kind in T.MEANING_PHRASINGS:
+                assert not any(w in qa.question for w in ROLE_WORDS), qa.question
+
+
+def test_meaning_phrasings_ask_no_role():
+    for kind, allowed in T.MEANING_PHRASINGS.items():
+        for i in allowed:
+            assert not any(w in T.TEMPLATES[kind][i][0] for w in ROLE_WORDS), (kind, i)

@@ -239,7 +239,10 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     「从二戶」, …聲, 象形) says no meaning and is skipped (data review 12-04, round 4), and
     so is a depiction whose subject is another element (禾 「𠂹象其穗」 describes the 𠂹
     part: :func:`_other_subject`). None when the component is no head, the text names the
-    host (系 「縣也」 in 縣: circular), or nothing is left (門 「聞也」 is a sound-gloss)."""
+    host (系 「縣也」 in 縣: circular), or nothing is left (門 「聞也」 is a sound-gloss).
+    Review of out-r5 (12-18): a depiction keeps only its 象 clauses (木 「从屮，下象其根」 ->
+    「下象其根」: :func:`_depiction_part`), and a gloss that only names another graph (爪
+    「丮也」: :func:`_cross_reference`) is no gloss."""
     head = _head_of(index, name)
     if head is None:
         return None
@@ -251,8 +254,9 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     sents = [x for x in _gloss_sentences(expl, head, index.readings)
              if not any((x in q or (k == 0 and x == first_sent)) and soundgloss.duan_marks_sound_gloss(n, x, head)
                         for k, (q, n) in enumerate(notes))]
-    depict = [x for x in sents if _DEPICTS.search(x) and not _other_subject(x, head)]
-    glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x) and not x.startswith(("从", "從"))]
+    depict = [d for x in sents if _DEPICTS.search(x) and not _other_subject(x, head) and (d := _depiction_part(x))]
+    glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x) and not x.startswith(("从", "從"))
+               and not _cross_reference(index, x, head)]
     first = glosses[:1]
     if first and len(re.sub(r"[\W也]", "", first[0])) <= 2:
         order = depict + first  # 馬 「怒也」: the depiction says more
@@ -264,6 +268,24 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
                             (Provenance(source="shuowen", entry_id=entry_id, span=gloss, rule="qa.comi.own_gloss"),),
                             "own")
     return None
+
+
+def _depiction_part(sentence: str) -> str:
+    """The clauses of a depiction sentence that say what the graph depicts (象), without the
+    structural ones (木 「从屮，下象其根」 -> 「下象其根」; review of out-r5, 12-18)."""
+    return "，".join(c for c in re.split(r"[，、]", sentence) if _DEPICTS.search(c) and not c.startswith(("从", "從")))
+
+
+def _cross_reference(index: EvidenceIndex, gloss: str, head: str) -> bool:
+    """Whether a one-character gloss only names another graph (爪 「丮也」): the gloss
+    character is a Shuowen head whose own text depicts a shape (象) and has no phonetic (聲),
+    a graph-name, not a word (頁 「頭也」: 頭 is 从頁豆聲, a word, and stays). Review of
+    out-r5 (12-18)."""
+    core = re.sub(r"[\W也]", "", gloss)
+    if len(core) != 1 or core == head or not index.heads.get(core):
+        return False
+    text = index.shuowen_entry(index.heads[core][0]).get("explanation") or ""
+    return bool(_DEPICTS.search(text)) and not re.search(r"[聲声]", text)
 
 
 # words that may stand before 象 without being another element (木 「下象其根」, 「其象…」)

@@ -26,6 +26,34 @@ DATASET_KINDS = ("CHAR", "SCRC", "STRC", "COMR", "COMF", "COMI", "COMP_FULL", "F
                  "COME", "EVOI", "EXEGESIS")
 
 
+# interpretation rules that say what a part does in the host (its text or Duan's note on it)
+_ROLE_RULES = frozenset({"qa.comi.host_clause", "qa.comi.host_gloss", "qa.comi.relation", "qa.comi.duan_part"})
+OWN_GLOSS_ROLE_REASON = "own-gloss-only:role-phrasing"
+
+
+def own_gloss_only(facts: Facts) -> bool:
+    """Whether some component's interpretation is only that component's own gloss
+    (:func:`builder.qa.part_glosses.own_gloss`), with nothing from the host's text or Duan's
+    note on it: it says what the part is, not what it does in this character."""
+    for c in facts.components:
+        rules = {p.rule for p in c.interpretation_provenance}
+        if "qa.comi.own_gloss" in rules and not rules & _ROLE_RULES:
+            return True
+    return False
+
+
+def phrasing(rng: random.Random, facts: Facts, kind: str) -> int | None:
+    """A random phrasing of ``kind`` (one draw of ``rng``): where a component is explained by
+    its own gloss only (:func:`own_gloss_only`), only the phrasings asking what each
+    component means (:data:`hub.templates.MEANING_PHRASINGS`); None when ``kind`` has none
+    (review of out-r5, 12-18: 乂, 贊, 采)."""
+    n = len(T.TEMPLATES[kind])
+    if kind not in T.MEANING_PHRASINGS or not own_gloss_only(facts):
+        return rng.randrange(n)
+    allowed = [i for i in T.MEANING_PHRASINGS[kind] if i < n]
+    return rng.choice(allowed) if allowed else None
+
+
 def dataset_qa(facts: Facts, image: GlyphImage, seed: int, stats: Counter | None = None,
                *, min_pairs: int = 5, max_pairs: int = 10) -> list[QA]:
     """Draw ``min_pairs``..``max_pairs`` QA pairs for one glyph image of a record.
@@ -59,7 +87,12 @@ def dataset_qa(facts: Facts, image: GlyphImage, seed: int, stats: Counter | None
         stats["images_below_min"] += 1
     out, seen = [], set()
     for k in sorted(chosen, key=DATASET_KINDS.index):
-        item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
+        index = phrasing(rng, facts, k)
+        if index is None:
+            if stats is not None:
+                stats[f"missing:{k}:{OWN_GLOSS_ROLE_REASON}"] += 1
+            continue
+        item = make_qa(facts, k, index, image)
         if item is None or not item.answer.strip():
             continue
         key = (item.question, item.answer)
@@ -136,7 +169,8 @@ def bench_qa(facts: Facts, image: GlyphImage, seed: int, *, second_component: bo
             continue
         if k in facts.missing or k in skip:  # an early form's L2 kinds, a seal form's unconfirmed ones
             continue
-        item = make_qa(facts, k, rng.randrange(len(T.TEMPLATES[k])), image)
+        index = phrasing(rng, facts, k)
+        item = make_qa(facts, k, index, image) if index is not None else None
         if item is not None:
             out.append(item)
     return out
