@@ -125,6 +125,7 @@ def test_own_gloss_is_no_cross_reference(recs):
     note = part_glosses.own_gloss(recs[1], "爪", set())
     assert note is None or "丮也" not in note.zh, note  # was 爪，《说文》：「丮也」
     assert "頭也" in part_glosses.own_gloss(recs[1], "頁", set()).zh  # a word, not a graph: stays
+    assert not part_glosses._cross_reference(recs[1], "出也", "之")  # 出 is in the standard table
 
 
 ROLE_WORDS = ("作用", "理据", "在字中的含义", "构字解释", "结合构形")

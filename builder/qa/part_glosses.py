@@ -277,12 +277,17 @@ def _depiction_part(sentence: str) -> str:
 
 
 def _cross_reference(index: EvidenceIndex, gloss: str, head: str) -> bool:
-    """Whether a one-character gloss only names another graph (爪 「丮也」): the gloss
-    character is a Shuowen head whose own text depicts a shape (象) and has no phonetic (聲),
-    a graph-name, not a word (頁 「頭也」: 頭 is 从頁豆聲, a word, and stays). Review of
-    out-r5 (12-18)."""
+    """Whether a one-character gloss only names another graph (爪 「丮也」, 凍 「仌也」): the
+    gloss character is a Shuowen head whose own text depicts a shape (象) and has no phonetic
+    (聲), and neither it nor its simplified form is in the 通用规范汉字表 (Unihan kTGH): a
+    graph-name, not a word a reader knows (頁 「頭也」, 之 「出也」 stay). Review of out-r5
+    (12-18)."""
     core = re.sub(r"[\W也]", "", gloss)
-    if len(core) != 1 or core == head or not index.heads.get(core):
+    modern = index.modern
+    if len(core) != 1 or core == head or not index.heads.get(core) or modern is None or not modern.standard:
+        return False
+    simp = modern.simplified(core)
+    if modern.is_standard(core) or (simp is not None and modern.is_standard(simp[0])):
         return False
     text = index.shuowen_entry(index.heads[core][0]).get("explanation") or ""
     return bool(_DEPICTS.search(text)) and not re.search(r"[聲声]", text)
