@@ -23,6 +23,7 @@ from builder.qa import soundgloss
 from builder.qa.component_names import same_component
 from builder.qa.evidence import EvidenceIndex, parse_duan_raw, parse_shuowen_raw
 from builder.qa.facts import Facts, _audit_provs
+from builder.records.meaning import DIALECT_NOTE
 from builder.schema import GlyphRecord, Provenance
 
 _LATIN = re.compile(r"[A-Za-z]")
@@ -69,7 +70,7 @@ NOT_A_GLOSS_REASON = "not-a-meaning-gloss:original_meaning"
 # 大，人亦大」, 陰陽 accounts), a dialect note (稬 「沛國謂稻曰稬」), and a gloss that is only a
 # word holding the head itself (詘 「詰詘也」, 絇 「纑繩絇也」)
 _COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行|[太大][陰陽]之精")
-_DIALECT = re.compile(r"謂.{1,4}[曰爲]|謂之")
+_DIALECT = re.compile(DIALECT_NOTE.pattern + r"|謂.{1,4}[曰爲]|謂之")
 # Duan's notes that a gloss is a sound-gloss (馬 「怒也。武也」: 以曡韵爲訓) or a Han colloquial
 # name (鋸 「槍唐也」: 槍唐葢漢人語), not a statement of the meaning
 _DUAN_HAN_WORD = r"{}.{{0,3}}漢(?:人|時)語"

@@ -37,6 +37,7 @@ from builder.ids import PLACEHOLDERS, IDSError, first_level, leaves, stroke_spli
 from builder.records.fidelity import record_provenance
 from builder.records.gather import Candidate, Corpus, _rank, _via, gather
 from builder.records.meaning import align_meaning
+from builder.records.reading_evidence import _UNIHAN_PINYIN, same_fanqie, unknown_if_read_alike, unstated_modern_phonetic
 from builder.records.own_form import chongwen_matches_ids, mmh_operand_parts, own_ids, seal_head_of_variant, strictly_shown
 from builder.records.structurize import IdsOption
 from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
@@ -197,8 +198,9 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
         operands, form_leaves = _shape(cands, chosen_ids, form)
         used += _align_formation(rec, cands, form_leaves, corpus)
         used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
+        unstated_modern_phonetic(rec, cands, _written_form(character, "篆书", corpus), corpus)
     used += align_meaning(rec, cands)
-    used += _align_readings(rec, cands)
+    used += _align_readings(rec, cands, corpus)
     _flag_contradictions(rec, cands, corpus)
     used += _align_variants(rec, cands, form, corpus)
     used += _align_forms(rec, cands, character, corpus)
@@ -285,6 +287,7 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_l
         if c:
             fvals[s] = (c.reading.formation.value, c)
     _drop_contradicted_mmh_type(rec, fvals)
+    held = _shuowen_governs(rec, cands, fvals)
     if not fvals:
         return []
     src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
@@ -297,8 +300,39 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_l
         value = Formation(label="形声", yisheng=True)
     provs = [p for s in agree for p in _via(fvals[s][1].reading.formation.provenance, fvals[s][1].via)]
     rec.formation = Grounded(value=value, provenance=provs, agree=agree,
-                             disagree={s: _formation_text(fvals[s][0]) for s in dis})
+                             disagree={**{s: _formation_text(fvals[s][0]) for s in dis}, **held})
     return [fvals[s][1] for s in fvals]
+
+
+def _shuowen_governs(rec: GlyphRecord, cands: dict[str, list[Candidate]],
+                     fvals: dict[str, tuple[Formation, Candidate]]) -> dict[str, str]:
+    """Where the character's own 說文 entry gives a formula (a class, or parts 「从X」 /
+    「X聲」), the class is the Shuowen tradition's (說文, 段注): makemeahanzi's
+    etymology type and cjkvi-ids' 聲 / 六書 labels are a learner's and a modern
+    editor's reading, used only where Shuowen has no entry or formula (再 「从冓省」 is
+    not 象形, 佼 「从人从交」 is not 形声: data review 12-18/12-19). A source that
+    disagrees is flagged and taken out of the vote; with a formula but no class (再)
+    none is presented. Returns the held-out sources with their class (``disagree``)."""
+    tradition = [s for s in ("shuowen", "duan") if s in fvals]
+    own = [c for c in cands.get("shuowen", []) if c.via is None and not c.reading.head
+           and (c.reading.formation or c.reading.components)]
+    if not tradition and not own:
+        return {}
+    held: dict[str, str] = {}
+    for s in [s for s in fvals if s not in ("shuowen", "duan")]:
+        f, c = fvals[s]
+        if any(formation_compatible(fvals[t][0], f) for t in tradition):
+            continue
+        sw = _formation_text(fvals[tradition[0]][0]) if tradition else "no class"
+        tp = fvals[tradition[0]][1].reading.formation.provenance if tradition else own[0].reading.components[0].provenance
+        span = tp[0].span if tp else ""
+        rec.flags.append(FidelityFlag(field="formation", value=_formation_text(f), source=s,
+                                      span=c.reading.formation.provenance[0].span,
+                                      reason=f"Shuowen's own formula governs the class ({sw} {span}); "
+                                             f"{s}'s {_formation_text(f)} is not presented"))
+        held[s] = _formation_text(f)
+        del fvals[s]
+    return held
 
 
 def _drop_contradicted_mmh_type(rec: GlyphRecord, fvals: dict[str, tuple[Formation, Candidate]]) -> None:
@@ -341,6 +375,7 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
     if comp_sets and comp_sets[0][0] not in PARTIAL_COMPONENT_SOURCES:
         drawn = ids_list if rec.script in REGULAR_SCRIPTS else []
         rec.components = _merge_components(comp_sets, operands, corpus, drawn)
+        unknown_if_read_alike(rec, corpus)
         return [t[1] for t in comp_sets]
     if chosen_ids and operands and not stroke_split(chosen_ids.ids) \
             and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
@@ -396,9 +431,10 @@ def _counterparts(a: str, b: str, corpus: Corpus) -> bool:
         or a in corpus.traditional.get(b, []) + corpus.simplified.get(b, [])
 
 
-def _align_readings(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
+def _align_readings(rec: GlyphRecord, cands: dict[str, list[Candidate]], corpus: Corpus) -> list[Candidate]:
     """``rec.readings``: pinyin and 反切 from every source, merged by value (their
-    provenance pooled). Returns the candidates used."""
+    provenance pooled; two 反切 spelling the same syllable are one, :func:`same_fanqie`:
+    蚤 子皓 / 子晧). Returns the candidates used."""
     used: list[Candidate] = []
     by_value: dict[tuple[str | None, str | None], Reading] = {}
     for s in sorted(cands, key=_rank):
@@ -408,7 +444,8 @@ def _align_readings(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list
         used.append(c)
         for rd in c.reading.readings:
             key = (rd.pinyin, rd.fanqie)
-            have = by_value.get(key)
+            have = by_value.get(key) or next((v for k, v in by_value.items() if rd.fanqie and k[0] == rd.pinyin
+                                              and k[1] and same_fanqie(k[1], rd.fanqie, corpus)), None)
             if have is None:
                 by_value[key] = rd.model_copy(update={"provenance": _via(rd.provenance, c.via)})
             else:
@@ -472,9 +509,6 @@ def _align_forms(rec: GlyphRecord, cands: dict[str, list[Candidate]], character:
     if trad and character in trad and character not in corpus.simplified_only:
         rec.traditional = None  # 云 is a traditional character too (实 only in a rare-character set)
     return used
-
-
-_UNIHAN_PINYIN = re.compile(r"\tk(?:Mandarin|HanyuPinyin|XHC1983)\t(.+)$", re.M)
 
 
 def _unihan_pinyin(cands: dict[str, list[Candidate]], corpus: Corpus) -> set[str]:

@@ -30,6 +30,29 @@ def glosses_agree(a: str, b: str) -> bool:
 
 _CLAUSE_END = re.compile(r"[。，；,;.]")
 
+# A dialect / naming note (data review 12-18 item 106, 12-19 item 115): a place or people word
+# then 「曰」 / 「謂之」 / 「謂X曰」 / 「名X曰」 in one clause (甾 「東楚名缶曰甾」, 譎 「益、梁曰謬欺，
+# 天下曰譎」, 稬 「沛國謂稻曰稬」): it says what a region calls the thing, not what the graph
+# means. The QA stage's ORIM rule (builder.qa.orim) extends this pattern.
+DIALECT_PLACES = r"[楚齊秦晉燕宋衛陳吳越梁東西南北關淮汝潁趙魏韓鄭魯蜀沛周夏殷]|江(?!水)|益(?=[州、梁])|方言|天下|[^。，；《]國"
+DIALECT_NOTE = re.compile(rf"(?:{DIALECT_PLACES})[^。，；《》]{{0,6}}?(?:謂之|謂[^。，；]{{1,4}}[曰爲]|名[^。，；]{{1,3}}曰|曰(?![：:“「]))")
+
+
+def without_dialect_notes(gloss: str) -> str:
+    """``gloss`` without its dialect notes (:data:`DIALECT_NOTE`): in each sentence (split at
+    。) the clause that is one and the clauses after it (桱 「桯也，東方謂之蕩」 keeps 「桯也」;
+    䏁's note runs on over three clauses); empty when the whole gloss is one (甾 「東楚名缶曰甾」:
+    the note names the thing 缶, but a value not quoted from the source is not recorded).
+    A quotation (「楚莊王曰：」, 「《國語》曰」) is no note."""
+    kept = []
+    for sent in gloss.split("。"):
+        clauses = sent.split("，")
+        hit = next((i for i, x in enumerate(clauses) if DIALECT_NOTE.search(x)), None)
+        sent = "，".join(clauses[:hit]) if hit is not None else sent
+        if sent.strip():
+            kept.append(sent)
+    return "。".join(kept)
+
 
 # Class nouns that follow a proper name in 說文 (河，河水; 峱，峱山; 泑，泑澤): the transmitted
 # text drops the repeated head, so Xu's gloss alone would name the class, not the place.
@@ -62,13 +85,16 @@ def align_meaning(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[C
     (Shuowen). Returns the candidates used."""
     used: list[Candidate] = []
     gl = _restore_repeated_head([(s, c) for s in sorted(cands, key=_rank) if (c := _first(cands[s], "original_meaning"))])
+    clean = {s: without_dialect_notes(c.reading.original_meaning.value) for s, c in gl}
+    used += [c for s, c in gl if not clean[s]]
+    gl = [(s, c) for s, c in gl if clean[s]]
     if gl:
-        _s0, c0 = gl[0]
-        agree = [s for s, c in gl if glosses_agree(c.reading.original_meaning.value, c0.reading.original_meaning.value)]
+        s0, c0 = gl[0]
+        agree = [s for s, c in gl if glosses_agree(clean[s], clean[s0])]
         rec.original_meaning = Grounded(
-            value=c0.reading.original_meaning.value,
+            value=clean[s0],
             provenance=[p for s, c in gl if s in agree for p in _via(c.reading.original_meaning.provenance, c.via)],
-            agree=agree, disagree={s: c.reading.original_meaning.value for s, c in gl if s not in agree})
+            agree=agree, disagree={s: clean[s] for s, c in gl if s not in agree})
         used += [c for _, c in gl]
     de = []
     for s in ("unihan", "makemeahanzi"):
