@@ -78,10 +78,7 @@ def embed_images(ds, column: str, embedder, *, cache: Path | None = None, batch_
         _FORK_STATE["job"] = (ds, column, embedder, batch_size)
         try:
             if workers > 1 and len(ranges) > 1 and "fork" in multiprocessing.get_all_start_methods():
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    for (start, stop), arr in zip(ranges, pool.imap(_embed_range, ranges)):
-                        out[start:stop] = arr
-                        bar.update(stop - start)
+                _embed_in_pool(multiprocessing.get_context("fork").Pool(workers), ranges, out, bar)
             else:
                 for start, stop in ranges:
                     out[start:stop] = _embed_range((start, stop))
@@ -92,6 +89,26 @@ def embed_images(ds, column: str, embedder, *, cache: Path | None = None, batch_
         with atomic_open(cache, "wb") as fh:
             np.save(fh, out)
     return out
+
+
+def _embed_in_pool(pool, ranges: list[tuple[int, int]], out: np.ndarray, bar) -> None:
+    """Fill ``out`` from ``pool`` (one ``_embed_range`` task per range) and shut it down.
+
+    A finished pool is closed and joined, so its workers leave on their own sentinel: the
+    context manager's terminate() signals workers that may be blocked on the task queue's
+    lock, and one such worker was seen never to exit (a fused eval hung 28 min in
+    Pool.__exit__, parent in join(), the worker waiting on the queue lock, 2026-12-04).
+    terminate() is kept for an interruption."""
+    try:
+        for (start, stop), arr in zip(ranges, pool.imap(_embed_range, ranges)):
+            out[start:stop] = arr
+            bar.update(stop - start)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 class Gallery:
