@@ -26,7 +26,7 @@ from builder.schema import GlyphImage
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁"
+CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁鼹鼴厘釐關关寡"
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +146,20 @@ def test_meaning_phrasings_ask_no_role():
     for kind, allowed in T.MEANING_PHRASINGS.items():
         for i in allowed:
             assert not any(w in T.TEMPLATES[kind][i][0] for w in ROLE_WORDS), (kind, i)
+
+
+# --- review of out-r6 (seed 20261221) -----------------------------------------------------------
+
+@pytest.mark.parametrize("ch", ["鼹", "厘"])
+def test_another_traditional_form_is_not_same_in_both_standards(recs, ch):
+    # 鼹 -> 鼴, 厘 -> 釐 (Unihan kTraditionalVariant): 「此字繁简同形」 was false
+    by_id, _ = recs
+    for rid in [r for r in by_id if r.split("_")[0] == ch]:
+        assert "繁简同形" not in make_qa(facts(recs, rid), "SCRC", 0, image()).answer, rid
+
+
+def test_a_learners_dictionary_variant_is_no_accepted_character(recs):
+    # 關 -> 寡 is a kSemanticVariant by Lau's Cantonese-English dictionary alone
+    forms = {form for form, _ in facts(recs, "關_楷书").char_forms}
+    assert "寡" not in forms and "关" in forms, forms
+

@@ -211,8 +211,9 @@ class ModernForms:
     # character outside the table -> [(a form of it in the table, the source line)]: Unihan
     # kSemanticVariant / kZVariant and cjkvi-ids variant links (善 →譱, 杯 →桮)
     standard_variants: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    # characters whose kSimplifiedVariant names any form other than themselves (徵 -> 征 徵:
-    # simplified to 征 except in one reading), so they are not 繁简同形 (data review 12-19)
+    # characters whose kSimplifiedVariant or kTraditionalVariant names any form other than
+    # themselves (徵 -> 征 徵: simplified to 征 except in one reading; 鼹 -> 鼴, 厘 -> 釐), so
+    # they are not 繁简同形 (data reviews 12-19, 12-21)
     simplifies_elsewhere: frozenset[str] = frozenset()
     # characters whose kTraditionalVariant names another form (极 -> 極): in modern use the
     # simplified form of that other character too (review of out-r5, 12-19: 㭕 「极也」)

@@ -157,6 +157,8 @@ def load_modern_forms(sources_dir: Path | None, skips: SkipLog) -> ModernForms |
                                                    "kTraditionalVariant")):
             if fld == "kTraditionalVariant":
                 trad[ch] = frozenset(f for f in forms if f != ch)  # 极 -> 極
+                if trad[ch]:
+                    elsewhere.add(ch)  # 鼹 -> 鼴, 厘 -> 釐: another traditional form, not 繁简同形
                 continue
             if fld != "kSimplifiedVariant":
                 same_word |= {(ch, f) for f in forms} | {(f, ch) for f in forms}
@@ -185,15 +187,21 @@ def _merged_words(trad: dict[str, frozenset[str]], same_word: set[tuple[str, str
             if others and not any((ch, t) in same_word for t in others)}
 
 
+# Unihan's source tags of the Chinese-English / Cantonese-English / Japanese-English learners'
+# dictionaries: a kSemanticVariant resting on them alone links words of like English gloss
+# (侚 -> 殉 by Matthews; 關 -> 寡 by Lau), not two forms of one character
+BILINGUAL_GLOSS_DICTIONARIES = frozenset({"kMatthews", "kLau", "kMeyerWempe", "kFenn", "kFennIndex", "kNelson"})
+
+
 def _variant_attested(field: str, line: str, form: str) -> bool:
-    """Whether a Unihan variant link of ``form`` stands on a dictionary beside Matthews: a
-    kSemanticVariant that only Matthews' Chinese-English dictionary gives (侚 -> 殉) links two
-    words of like meaning, not two forms of one character (data review 12-04)."""
+    """Whether a Unihan variant link of ``form`` stands on a dictionary outside
+    :data:`BILINGUAL_GLOSS_DICTIONARIES` (data review 12-04: 侚 -> 殉; review of out-r6,
+    12-21: 關 -> 寡, kLau alone)."""
     if field != "kSemanticVariant":
         return True
     m = re.search(rf"U\+{ord(form):04X}(?:<(\S+))?", line)
     tags = {t.split(":")[0] for t in (m.group(1) or "").split(",")} if m else set()
-    return not tags or bool(tags - {"kMatthews"})
+    return not tags or bool(tags - BILINGUAL_GLOSS_DICTIONARIES)
 
 
 def _fingerprint(rec_file: Path, records_dir: Path, decisions: dict, polisher, sources_dir, **opts) -> dict:
