@@ -2,8 +2,8 @@
 (final-20261218 / final-20261219), on records built from the real sources.
 
 1. A component explained only by its own gloss is asked only in a phrasing that asks what each
-   component means (乂, 贊, 采); an own gloss keeps only the 象 clauses of a depiction (木
-   「从屮，下象其根」 -> 「下象其根」) and is no cross-reference to another graph (爪 「丮也」).
+   component means (乂, 贊, 采); an own gloss quotes a depiction whole (木 「从屮，下象其根」:
+   cut, it no longer says what 木 is) and is no cross-reference to another graph (爪 「丮也」).
 2. A gloss Duan names a sound-gloss (田 「敶也」: 「故以㬪韵爲訓」) is no ORIM nor component gloss.
 3. 「繁简同形」 only where Unihan gives no simplified form but the character itself (徵 -> 征).
 4. No Unihan definition as a component interpretation (殍's 歹 「bad, vicious, depraved」).
@@ -117,8 +117,9 @@ def test_piao_dai_gets_no_unihan_gloss(recs):
 
 # --- 1. own gloss only: no role phrasing; depiction and cross-reference ------------------------
 
-def test_own_gloss_depiction_keeps_the_xiang_clause(recs):
-    assert part_glosses.own_gloss(recs[1], "木", set()).zh == "木，《说文》：「下象其根」"  # was 「从屮，下象其根」
+def test_own_gloss_depiction_is_quoted_whole(recs):
+    # cut to 「下象其根」 it no longer says what 木 is (review of out-r6, seed 20261220 item 49)
+    assert part_glosses.own_gloss(recs[1], "木", set()).zh == "木，《说文》：「从屮，下象其根」"
 
 
 def test_own_gloss_is_no_cross_reference(recs):

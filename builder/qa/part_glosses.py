@@ -240,9 +240,9 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     so is a depiction whose subject is another element (禾 「𠂹象其穗」 describes the 𠂹
     part: :func:`_other_subject`). None when the component is no head, the text names the
     host (系 「縣也」 in 縣: circular), or nothing is left (門 「聞也」 is a sound-gloss).
-    Review of out-r5 (12-18): a depiction keeps only its 象 clauses (木 「从屮，下象其根」 ->
-    「下象其根」: :func:`_depiction_part`), and a gloss that only names another graph (爪
-    「丮也」: :func:`_cross_reference`) is no gloss."""
+    A depiction is quoted whole (木 「从屮，下象其根」: cut to 「下象其根」 it no longer says
+    what 木 is, review of out-r6, 12-20), and a gloss that only names another graph (爪
+    「丮也」: :func:`_cross_reference`) is no gloss (review of out-r5, 12-18)."""
     head = _head_of(index, name)
     if head is None:
         return None
@@ -254,7 +254,7 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     sents = [x for x in _gloss_sentences(expl, head, index.readings)
              if not any((x in q or (k == 0 and x == first_sent)) and soundgloss.duan_marks_sound_gloss(n, x, head)
                         for k, (q, n) in enumerate(notes))]
-    depict = [d for x in sents if _DEPICTS.search(x) and not _other_subject(x, head) and (d := _depiction_part(x))]
+    depict = [x for x in sents if _DEPICTS.search(x) and not _other_subject(x, head)]
     glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x) and not x.startswith(("从", "從"))
                and not _cross_reference(index, x, head)]
     first = glosses[:1]
@@ -268,12 +268,6 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
                             (Provenance(source="shuowen", entry_id=entry_id, span=gloss, rule="qa.comi.own_gloss"),),
                             "own")
     return None
-
-
-def _depiction_part(sentence: str) -> str:
-    """The clauses of a depiction sentence that say what the graph depicts (象), without the
-    structural ones (木 「从屮，下象其根」 -> 「下象其根」; review of out-r5, 12-18)."""
-    return "，".join(c for c in re.split(r"[，、]", sentence) if _DEPICTS.search(c) and not c.startswith(("从", "從")))
 
 
 def _cross_reference(index: EvidenceIndex, gloss: str, head: str) -> bool:
