@@ -14,7 +14,7 @@ from builder.qa.stage import load_modern_forms, load_shuowen
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "羊𦫳鬼人厶甶果木屋尸至曰口乙江水工胃肉勿縣系組"
+CHARS = "羊𦫳鬼人厶甶果木屋尸至曰口乙江水工胃肉勿縣系組冃冂二番釆田"
 
 
 @pytest.fixture(scope="module")
@@ -64,3 +64,20 @@ def test_duan_replaces_the_whole_phrase_he_names(recs, rid, text):
     by_id, index = recs
     f = facts_for(by_id[rid], BENCH, index)
     assert f.orim is not None and f.orim[0] == text and f.orim[3] == "duan", (f.orim, f.missing.get("ORIM"))
+
+
+@pytest.mark.parametrize("rid", ["冃_楷书", "番_楷书"])
+def test_a_part_named_outside_the_formula_keeps_the_list_from_being_asked(recs, rid):
+    # 冃 「从冂；二，其飾也」 listed as 冂 alone (review of out-r7, seed 20261223 item 61)
+    from builder.qa.complete_list import unlisted_named_part
+    by_id, index = recs
+    rec = by_id[rid]
+    assert unlisted_named_part(rec, [_C(c.name) for c in rec.components]), [c.name for c in rec.components]
+    assert not facts_for(rec, BENCH, index).components
+
+
+def test_a_named_part_that_is_listed_is_complete(recs):
+    from builder.qa.complete_list import unlisted_named_part
+    by_id, _ = recs
+    rec = by_id["江_楷书"]
+    assert not unlisted_named_part(rec, [_C(c.name) for c in rec.components])

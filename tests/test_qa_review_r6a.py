@@ -26,7 +26,7 @@ from builder.schema import GlyphImage
 from hub.skips import SkipLog
 from qa_fixtures import character_records
 
-CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁鼹鼴厘釐關关寡"
+CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁鼹鼴厘釐關关寡馬"
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +164,11 @@ def test_a_learners_dictionary_variant_is_no_accepted_character(recs):
     forms = {form for form, _ in facts(recs, "關_楷书").char_forms}
     assert "寡" not in forms and "关" in forms, forms
 
+
+
+def test_every_sentence_of_the_quotation_duan_calls_a_sound_gloss_goes(recs):
+    # 馬 「怒也。武也」: Duan's 「以曡韵爲訓」 is on the quotation of both (review of out-r7,
+    # seed 20261222 item 19: the bench answered 「武也」)
+    from builder.qa.orim import SOUND_GLOSS_REASON
+    f = facts(recs, "馬_楷书")
+    assert f.orim is None and f.missing["ORIM"] == SOUND_GLOSS_REASON, (f.orim, f.missing.get("ORIM"))

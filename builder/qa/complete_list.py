@@ -10,7 +10,9 @@ lists (built from 「从X」 / 「X聲」 and the IDS) can miss:
   terminology (羊 「从𦫳，象頭角足尾之形」: 𦫳 is only the horns; 鬼 「从人，象鬼頭」; 果
   「从木，象果形在木之上」), when every listed component is one the 从 clauses name (an extra
   component the IDS supplies, as 田 of 果 in the regular script, is taken to be the drawn
-  part): :func:`unlisted_drawn_part` (data review 12-04, round 4: 羊, 鬼).
+  part): :func:`unlisted_drawn_part` (data review 12-04, round 4: 羊, 鬼);
+- a part named outside the 从 clause and said what it is (冃 「从冂；二，其飾也」):
+  :func:`unlisted_named_part`.
 
 Not a drawn part: the gloss 「象也」 (佀, 效), 「亦象…」 and 「…亦象形」 (the whole graph is also
 a picture: 曰, 升), a clause ending 聲, a 象 clause in an 「一曰」 sentence, and one that follows
@@ -68,6 +70,23 @@ def _drawn_clause(clauses: list[str], names: list[str]) -> bool:
         if any(c in names for c in clauses[:i] if not _FROM.match(c)):
             continue
         return True
+    return False
+
+
+# a part Shuowen names outside its 「从」 and says what it is: 冃 「从冂；二，其飾也」, 番 「从釆；
+# 田，象其掌」, 畺 「从畕；三，其界畫也」 (review of out-r7, seed 20261223: 冃 listed as 冂 alone)
+_NAMED_PART = re.compile(rf"(?:^|[。；，])({_HAN})，(?:其|象)")
+
+
+def unlisted_named_part(record: GlyphRecord, comps) -> bool:
+    """Whether the head's Shuowen analysis names a part 「E，其…」 / 「E，象…」 that the
+    component list (``CompFact`` list) lacks (冃 「从冂；二，其飾也」 listed as 冂 alone)."""
+    own = {record.character, getattr(record, "traditional", None), getattr(record, "form", None)}
+    for expl in _explanations(record):
+        for m in _NAMED_PART.finditer(expl):
+            part = m.group(1)
+            if part not in own and not any(same_component(part, x.name) for x in comps):
+                return True
     return False
 
 

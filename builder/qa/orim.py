@@ -364,9 +364,10 @@ def _not_original(c, f: Facts) -> None:
             f.orim, f.missing["ORIM"] = None, DUAN_EXTENDED_REASON
             return
         han_word = re.compile(_DUAN_HAN_WORD.format(re.escape(gloss)))
-        if any(soundgloss.duan_marks_sound_gloss(n, gloss, rec.character) or han_word.search(n)
-               for q, n in pairs if gloss in q):
-            _keep_after_sound_gloss(f, text)
+        marked = [q for q, n in pairs
+                  if gloss in q and (soundgloss.duan_marks_sound_gloss(n, gloss, rec.character) or han_word.search(n))]
+        if marked:
+            _keep_after_sound_gloss(f, text, marked[0])
             return
     if f.orim[3] == "shuowen" and not c.strict:
         duan = duan_reading(rec, text, c.index)  # the dataset states no Duan, but keeps none he rejects
@@ -392,12 +393,16 @@ def _orim_simplified_word(c, f: Facts) -> None:
         f.orim, f.missing["ORIM"] = None, SIMPLIFIED_WORD_REASON
 
 
-def _keep_after_sound_gloss(f: Facts, text: str) -> None:
+def _keep_after_sound_gloss(f: Facts, text: str, quote: str = "") -> None:
     """The ORIM reference once Duan names its first sentence a sound-gloss (田 「敶也」:
     「故以㬪韵爲訓」, :func:`builder.qa.soundgloss.duan_marks_sound_gloss`): the further
     sentences where they define (as 穀 「續也。百穀之緫名」 keeps 百穀之緫名), else no ORIM
-    question (:data:`SOUND_GLOSS_REASON`)."""
+    question (:data:`SOUND_GLOSS_REASON`). A sentence inside the ``quote`` Duan's note is on
+    is a sound-gloss too (馬 「怒也。武也」: 「以曡韵爲訓」 covers both; review of out-r7,
+    seed 20261222)."""
+    bare_quote = re.sub(r"\W", "", quote)
     rest = [x for x in text.split("。") if x.strip()][1:]
+    rest = [x for x in rest if not (bare_quote and re.sub(r"\W", "", x) and re.sub(r"\W", "", x) in bare_quote)]
     if rest and not _COSMOLOGY.search("。".join(rest)) and not soundgloss._NOT_A_DEFINITION.search(rest[0]) \
             and not rest[0].startswith(("象", "凡")):
         f.orim = ("。".join(rest), f"Shuowen gloss: {'。'.join(rest)}", *f.orim[2:])
