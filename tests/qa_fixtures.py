@@ -329,6 +329,30 @@ def character_records(sources_dir: Path, out: Path, characters: str) -> list[Gly
     return [GlyphRecord.model_validate_json(x) for x in (out / "records.jsonl").read_text("utf-8").splitlines()]
 
 
+def review_index(sources_dir: Path, out: Path, characters: str, *, definitions=None, readings: bool = True):
+    """``({record id: record}, EvidenceIndex)`` over the records of ``characters``
+    (:func:`character_records` into ``out``) with the real Shuowen, Duan and modern-form
+    sources; ``definitions``: Unihan definitions (``True`` loads them from the sources, a dict
+    is used as given); ``readings``: the Unihan / Shuowen readings the sound-gloss rules need.
+    The set-up the data-review regression tests share."""
+    from builder.qa import part_glosses, soundgloss
+    from builder.qa.evidence import EvidenceIndex
+    from builder.qa.stage import load_modern_forms, load_shuowen
+    from hub.skips import SkipLog
+
+    records = character_records(sources_dir, out, characters)
+    skips = SkipLog()
+    duan, entries = load_shuowen(sources_dir, skips)
+    if definitions is True:
+        definitions = part_glosses.load_definitions(sources_dir, skips)
+    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips),
+                          definitions=definitions or {})
+    if readings:
+        index.readings = soundgloss.load_source_readings(sources_dir, skips)
+        index.reserved = frozenset()
+    return {r.id: r for r in records}, index
+
+
 def character_corpus(sources_dir: Path, characters: str):
     """The records stage's corpus (sources read, restricted to ``characters`` and what they
     link to, readings structurized by rule) for :func:`builder.records.align.align`."""

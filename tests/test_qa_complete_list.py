@@ -8,23 +8,15 @@ import pytest
 
 from builder.qa.compose import facts_for
 from builder.qa.complete_list import unlisted_drawn_part
-from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import BENCH
-from builder.qa.stage import load_modern_forms, load_shuowen
-from hub.skips import SkipLog
-from qa_fixtures import character_records
+from qa_fixtures import review_index
 
 CHARS = "羊𦫳鬼人厶甶果木屋尸至曰口乙江水工胃肉勿縣系組冃冂二番釆田"
 
 
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("complete") / "records"
-    records = character_records(sources_dir, out, CHARS)
-    skips = SkipLog()
-    duan, entries = load_shuowen(sources_dir, skips)
-    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips))
-    return {r.id: r for r in records}, index
+    return review_index(sources_dir, tmp_path_factory.mktemp("complete") / "records", CHARS, readings=False)
 
 
 class _C:

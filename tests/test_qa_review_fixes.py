@@ -20,19 +20,15 @@ import re
 
 import pytest
 
-from builder.qa import soundgloss
 from builder.qa.compose import facts_for
-from builder.qa.evidence import EvidenceIndex
 from builder.qa.evolution import derive
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.orim import DUAN_EMENDS_REASON, NOT_A_MEANING_REASON
 from builder.qa.script_neutral import bar_characters, only_bars, script_neutral_images
-from builder.qa.stage import load_modern_forms, load_shuowen
 from builder.qa.wording import make_qa
 from builder.schema import GlyphImage
 from hub import templates as T
-from hub.skips import SkipLog
-from qa_fixtures import character_records
+from qa_fixtures import review_index
 from metrics.acce.core import score
 from metrics.acce.paper import official_reference, score_paper
 
@@ -45,15 +41,7 @@ ALL = {"shuowen", "duan", "unihan"}
 
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("review") / "records"
-    records = character_records(sources_dir, out, CHARS)
-    skips = SkipLog()
-    duan, entries = load_shuowen(sources_dir, skips)
-    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips),
-                          definitions={"竹": "bamboo; flute; Kangxi radical 118"})
-    index.readings = soundgloss.load_source_readings(sources_dir, skips)
-    index.reserved = frozenset()
-    return {r.id: r for r in records}, index
+    return review_index(sources_dir, tmp_path_factory.mktemp("review") / "records", CHARS, definitions={"竹": "bamboo; flute; Kangxi radical 118"})
 
 
 def image(script="楷书"):

@@ -17,29 +17,18 @@ from __future__ import annotations
 
 import pytest
 
-from builder.qa import part_glosses, soundgloss
+from builder.qa import part_glosses
 from builder.qa.component_facts import MMH_AGAINST_HEAD, SPLIT_ONLY
 from builder.qa.compose import facts_for
-from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import BENCH, DATASET
-from builder.qa.stage import load_modern_forms, load_shuowen
-from hub.skips import SkipLog
-from qa_fixtures import character_records
+from qa_fixtures import review_index
 
 CHARS = "䟔足卜囷禾囗閒門月戶讧訌言工准準水隼仌隹冫爭𠬪𠂆争氒氏十嘽單单斯其斤脣辰肉艿艸乃"
 
 
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("review_r5b") / "records"
-    records = character_records(sources_dir, out, CHARS)
-    skips = SkipLog()
-    duan, entries = load_shuowen(sources_dir, skips)
-    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips),
-                          definitions=part_glosses.load_definitions(sources_dir, skips))
-    index.readings = soundgloss.load_source_readings(sources_dir, skips)
-    index.reserved = frozenset()
-    return {r.id: r for r in records}, index
+    return review_index(sources_dir, tmp_path_factory.mktemp("review_r5b") / "records", CHARS, definitions=True)
 
 
 def facts(recs, rid, profile=BENCH):

@@ -18,27 +18,18 @@ import pytest
 
 from builder.qa import soundgloss
 from builder.qa.compose import facts_for
-from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import BENCH, DATASET
-from builder.qa.stage import load_modern_forms, load_shuowen
 from builder.records.structurize import strip_repeated_head
 from builder.qa.compose import SOUND_GLOSS_REASON  # noqa: F401
 from hub.skips import SkipLog
-from qa_fixtures import character_records
+from qa_fixtures import review_index
 
 CHARS = "穀續訬擾悔恨河水蘜鐘銿科則貝刀閹奄幺么麼艿寑陝"
 
 
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("review_r5c") / "records"
-    records = character_records(sources_dir, out, CHARS)
-    skips = SkipLog()
-    duan, entries = load_shuowen(sources_dir, skips)
-    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips))
-    index.readings = soundgloss.load_source_readings(sources_dir, skips)
-    index.reserved = frozenset()
-    return {r.id: r for r in records}, index
+    return review_index(sources_dir, tmp_path_factory.mktemp("review_r5c") / "records", CHARS)
 
 
 def facts(recs, rid, profile=BENCH):

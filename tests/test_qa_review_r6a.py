@@ -16,30 +16,19 @@ import pytest
 
 from builder.qa import part_glosses, soundgloss
 from builder.qa.compose import facts_for
-from builder.qa.evidence import EvidenceIndex
 from builder.qa.facts import BENCH, DATASET
-from builder.qa.stage import load_modern_forms, load_shuowen
 from builder.qa.questions import bench_eligible, bench_qa, dataset_qa, own_gloss_only
 from builder.qa.wording import make_qa
 from hub import templates as T
 from builder.schema import GlyphImage
-from hub.skips import SkipLog
-from qa_fixtures import character_records
+from qa_fixtures import review_index
 
 CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁鼹鼴厘釐關关寡馬"
 
 
 @pytest.fixture(scope="module")
 def recs(sources_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("review_r6a") / "records"
-    records = character_records(sources_dir, out, CHARS)
-    skips = SkipLog()
-    duan, entries = load_shuowen(sources_dir, skips)
-    index = EvidenceIndex(records, duan=duan, entries=entries, modern=load_modern_forms(sources_dir, skips),
-                          definitions=part_glosses.load_definitions(sources_dir, skips))
-    index.readings = soundgloss.load_source_readings(sources_dir, skips)
-    index.reserved = frozenset()
-    return {r.id: r for r in records}, index
+    return review_index(sources_dir, tmp_path_factory.mktemp("review_r6a") / "records", CHARS, definitions=True)
 
 
 def facts(recs, rid, profile=BENCH):
