@@ -12,7 +12,9 @@ lists (built from 「从X」 / 「X聲」 and the IDS) can miss:
   component the IDS supplies, as 田 of 果 in the regular script, is taken to be the drawn
   part): :func:`unlisted_drawn_part` (data review 12-04, round 4: 羊, 鬼);
 - a part named outside the 从 clause and said what it is (冃 「从冂；二，其飾也」):
-  :func:`unlisted_named_part`.
+  :func:`unlisted_named_part`;
+- a part the IDS draws as a first-level operand and the analysis names outside its 从 clause
+  (雙 「从雔，又持之」, IDS ⿱雔又, listed as 雔 alone): :func:`unlisted_ids_part`.
 
 Not a drawn part: the gloss 「象也」 (佀, 效), 「亦象…」 and 「…亦象形」 (the whole graph is also
 a picture: 曰, 升), a clause ending 聲, a 象 clause in an 「一曰」 sentence, and one that follows
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from builder.qa.component_names import same_component
+from builder.qa.component_names import ids_operands, same_component
 from builder.qa.evidence import parse_shuowen_raw
 from builder.schema import GlyphRecord
 
@@ -105,5 +107,23 @@ def unlisted_drawn_part(record: GlyphRecord, comps) -> bool:
             if "一曰" in sent or "亦象" in sent:
                 continue
             if _drawn_clause([c.strip() for c in re.split(r"[，、]", sent) if c.strip()], names):
+                return True
+    return False
+
+
+def unlisted_ids_part(record: GlyphRecord, comps) -> bool:
+    """Whether a first-level operand of the record's IDS that the head's Shuowen analysis
+    also names (after its gloss, from the first 「从」 on) is missing from the component list
+    (``CompFact`` list): 雙 「从雔，又持之」 with IDS ⿱雔又 listed as 雔 alone (review of
+    out-r8, seed 20261224 item 96). Both sources name the part, so the list is short of one."""
+    operands = [text for text, _ in ids_operands(record)]
+    for expl in _explanations(record):
+        start = re.search(r"[从從]", expl)
+        if start is None:
+            continue
+        # a quotation, a reading or another sense names characters that are no parts
+        analysis = re.split(r"《|讀若|一曰|凡", expl[start.start():])[0]
+        for part in operands:
+            if part in analysis and not any(same_component(part, x.name) for x in comps):
                 return True
     return False

@@ -35,6 +35,7 @@ from builder.ids import first_level as ids_first_level
 from builder.qa import script_neutral
 from builder.qa.complete_list import (
     unlisted_drawn_part,
+    unlisted_ids_part,
     unlisted_named_part,
     unlisted_pictograph,
     unlisted_sheng,
@@ -450,7 +451,8 @@ def _name_drawn_parts(c: _FactsCtx, f: Facts, comps: list[CompFact]) -> list[Com
     located, unlocated = abbreviated_parts(c.record, c.index)
     names = {x.name for x in comps}
     if (names & set(unlocated) or unlisted_sheng(comps) or unlisted_pictograph(c.record, comps)
-            or unlisted_drawn_part(c.record, comps) or unlisted_named_part(c.record, comps)):
+            or unlisted_drawn_part(c.record, comps) or unlisted_named_part(c.record, comps)
+            or unlisted_ids_part(c.record, comps)):
         f.missing["COMP"] = SHENG_UNLOCATED
         return []
     usable = c.allowed | c.gap | {"user"}

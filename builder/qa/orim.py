@@ -42,7 +42,11 @@ DUAN_EDITS = re.compile(r"各本|今正|今依.{0,12}[正補刪訂]|今補|今�
 DUAN_QUOTED_BACK = re.compile(r"此云(.{1,8}?)(?:者)?[。、，].{0,12}(?:誤|譌|訛|引[伸申]之義|非)")
 # a whole clause 「X當作Y」, X and Y up to four characters: 勿 「州里當作大夫士」 replaces 州里
 # by 大夫士 (matching single characters made 「州大所建旗」, data review 12-04 round 5)
-DUAN_CHAR_EMENDS = re.compile(r"(?:^|(?<=[。，、；]))(\w{1,4}?)(?:當作|當爲)(\w{1,4})(?=[。，、；]|$)")
+# 髟 「猋猋當依玉篇作髟髟」 names the book he follows (review of out-r8, seed 20261225 item 6)
+DUAN_CHAR_EMENDS = re.compile(r"(?:^|(?<=[。，、；]))(\w{1,4}?)(?:當作|當爲|當依\w{1,8}?作)(\w{1,4})(?=[。，、；]|$)")
+# a doubt he states without settling it: 近 「疑附近當作坿也」, 㡹 「疑許本無㡹」 (seed 20261225
+# items 9, 118): no confirmation, and no reading of his to put in its place
+DUAN_DOUBTS = re.compile(r"疑(\w{1,4}?)當[作爲]|疑許本無")
 _FORM_EDIT = re.compile(r"篆各本|各本.{0,3}(?:篆|[从從]|.{0,6}聲)")
 
 
@@ -144,6 +148,9 @@ def _duan_verdict(quote: str, note: str, head: str, gloss: str) -> str | None:
         return corrected
     if edits and not (same and _APPLIED.search(_head_sentences(note, 4))):
         return ""  # 單 「淺人刪言字」, 棗 「羊葢衍文」: a fault he reports and his text keeps
+    for m in DUAN_DOUBTS.finditer(_head_sentences(note, 6)):
+        if m.group(1) is None or set(_bare(m.group(1))) & set(_bare(head)):
+            return ""
     # an edit his text applies and that leaves the gloss as it was (來 「也字今補」) confirms it
     for m in DUAN_QUOTED_BACK.finditer(note):
         if _bare(m.group(1)) and _bare(m.group(1)) in _bare(quote):

@@ -118,6 +118,7 @@ def gather(form: str, corpus: Corpus) -> dict[str, list[Candidate]]:
     """
     out: dict[str, list[Candidate]] = {}
     direct = [_as_variant_reading(r, form, corpus) for r in _sort_direct(corpus.readings.get(form, []))]
+    direct = without_homograph_entries(direct, form, corpus)
     for r in direct:
         out.setdefault(r.source, []).append(Candidate(r))
         if r.source == "cjkvi-ids" and r.formation is None:
@@ -210,6 +211,28 @@ def _toneless(pinyin: str) -> str:
 def _pinyins(ch: str, corpus: Corpus, sources: tuple[str, ...]) -> set[str]:
     return {_toneless(p) for r in corpus.readings.get(ch, []) if r.source in sources and r.head is None
             for rd in r.readings if rd.pinyin for p in rd.pinyin.split()}
+
+
+def _entry_pinyins(r: SourceReading) -> set[str]:
+    # the source writes the IPA ɡ (U+0261) in 「ɡuā」
+    return {_toneless(p.replace("ɡ", "g")) for rd in r.readings if rd.pinyin for p in rd.pinyin.split()}
+
+
+def without_homograph_entries(direct: list[SourceReading], form: str, corpus: Corpus) -> list[SourceReading]:
+    """``direct`` without the Shuowen (and 段注) entries of another word written with the same
+    head: where ``form`` heads two or more entries and some are read as the modern sources
+    (Unihan, makemeahanzi) read ``form`` (toneless pinyin), the others go. 舌 heads 「在口，所以言
+    也」 (食列切 shé) and 「塞口也。从口，氒省聲」 (古活切 guā, the graph 𠯑): the record of 舌 took the
+    second's analysis (review of out-r8, seed 20261224 item 106). Unchanged when no entry or
+    every entry matches, or there are no modern readings."""
+    own = [r for r in direct if r.source == "shuowen" and r.head is None]
+    modern = _pinyins(form, corpus, ("unihan", "makemeahanzi"))
+    if len(own) < 2 or not modern:
+        return direct
+    other = {r.entry_key.partition(":")[2] for r in own if not (_entry_pinyins(r) & modern)}
+    if not other or len(other) == len(own):
+        return direct
+    return [r for r in direct if not (r.source in ("shuowen", "duan") and r.entry_key.partition(":")[2] in other)]
 
 
 def same_word(variant: str, head: str, corpus: Corpus) -> bool:

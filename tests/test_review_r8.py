@@ -1,0 +1,82 @@
+"""Findings of the independent review of out-r8 (seeds 20261224 / 20261225), each on the real
+sources: a part both the IDS and the Shuowen analysis name keeps a shorter list from being asked
+as complete (雙); a component's own gloss is no 《易》 quotation after the analysis (示); Duan's
+「X當依Y作Z」 is his reading and his unsettled doubt no confirmation (髟, 近); a head Shuowen uses
+for two words is analysed by the entry read as the character is read today (舌)."""
+
+from __future__ import annotations
+
+import pytest
+
+from builder.qa.complete_list import unlisted_ids_part
+from builder.qa.compose import facts_for
+from builder.qa.facts import BENCH
+from builder.qa.orim import DUAN_EMENDS_REASON
+from qa_fixtures import review_index
+
+CHARS = "雙雔又江水工示祡此髟長彡近辵斤舌干口氒"
+
+
+@pytest.fixture(scope="module")
+def recs(sources_dir, tmp_path_factory):
+    return review_index(sources_dir, tmp_path_factory.mktemp("r8") / "records", CHARS)
+
+
+class _C:
+    def __init__(self, name):
+        self.name = name
+
+
+def test_a_part_the_ids_and_the_analysis_name_keeps_a_short_list_from_being_asked(recs):
+    # 雙 「从雔，又持之」, IDS ⿱雔又: listed as 雔 alone (seed 20261224 item 96)
+    by_id, index = recs
+    rec = by_id["雙_楷书"]
+    assert unlisted_ids_part(rec, [_C("雔")])
+    assert not unlisted_ids_part(rec, [_C("雔"), _C("又")])
+    assert [c.name for c in rec.components] == ["雔"]  # the records' list from 「从雔」
+    assert not facts_for(rec, BENCH, index).components
+
+
+def test_a_formula_naming_every_ids_part_is_complete(recs):
+    by_id, _ = recs
+    rec = by_id["江_楷书"]
+    assert rec.components and not unlisted_ids_part(rec, [_C(c.name) for c in rec.components])
+
+
+def test_a_component_gloss_is_no_quotation_after_the_analysis(recs):
+    # 示's text: 「…从二。三垂，日月星也。觀乎天文，以察時變。示，神事也」 (seed 20261224 items 24, 40)
+    from builder.qa.part_glosses import own_gloss
+    _, index = recs
+    note = own_gloss(index, "示", {"祡"})
+    assert note is not None and note.provenance[0].span == "神事也", note
+    assert "觀乎天文" not in note.zh
+
+
+def test_duan_reading_after_the_book_he_follows_is_no_confirmation(recs):
+    # 髟 「長髮猋猋也」, Duan: 「猋猋當依玉篇作髟髟」 (seed 20261225 item 6: marked as confirming)
+    by_id, index = recs
+    from builder.qa.orim import duan_reading
+    rec = by_id["髟_楷书"]
+    verdict = duan_reading(rec, "長髮猋猋也", index)
+    assert verdict is not None and verdict[0] == "emends" and verdict[2] == "長髮髟髟也", verdict
+    # his reading repeats the head (髟髟), no meaning to ask: no question rather than Xu's 猋猋
+    f = facts_for(rec, BENCH, index)
+    assert f.orim is None or f.orim[3] == "duan", f.orim
+
+
+def test_duan_doubt_is_no_confirmation(recs):
+    # 近 「附也」, Duan: 「疑附近當作坿也」 (seed 20261225 item 9)
+    by_id, index = recs
+    f = facts_for(by_id["近_楷书"], BENCH, index)
+    assert f.orim is None and f.missing.get("ORIM") == DUAN_EMENDS_REASON, (f.orim, f.missing.get("ORIM"))
+
+
+def test_a_head_of_two_words_is_analysed_by_the_entry_read_as_today(recs):
+    # 舌: 「在口，所以言也…从干从口」 (食列切 shé) and 「塞口也。从口，氒省聲」 (古活切 guā, 𠯑);
+    # the record took the second (seed 20261224 item 106)
+    by_id, _ = recs
+    for rid in ("舌_楷书",):
+        rec = by_id[rid]
+        assert "shuowen:1437" in rec.raw and "shuowen:941" not in rec.raw, (rid, list(rec.raw))
+        assert {c.name for c in rec.components} == {"干", "口"}, [c.name for c in rec.components]
+        assert "guā" not in {r.pinyin for r in rec.readings}
