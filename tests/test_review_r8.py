@@ -2,7 +2,8 @@
 sources: a part both the IDS and the Shuowen analysis name keeps a shorter list from being asked
 as complete (雙); a component's own gloss is no 《易》 quotation after the analysis (示); Duan's
 「X當依Y作Z」 is his reading and his unsettled doubt no confirmation (髟, 近); a head Shuowen uses
-for two words is analysed by the entry read as the character is read today (舌)."""
+for two words is analysed by the entry read as the character is read today (舌); an IDS part
+drawn as a sub-structure leaves no partial list (𩕎); an entry Duan doubts has no second witness (㡹)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from builder.qa.facts import BENCH
 from builder.qa.orim import DUAN_EMENDS_REASON
 from qa_fixtures import review_index
 
-CHARS = "雙雔又江水工示祡此髟長彡近辵斤舌干口氒"
+CHARS = "雙雔又江水工示祡此髟長彡近辵斤舌干口氒𩕎舟足頁履㡹广且騶驺馬马芻刍湘相河饨飩饣食屯"
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +81,52 @@ def test_a_head_of_two_words_is_analysed_by_the_entry_read_as_today(recs):
         assert "shuowen:1437" in rec.raw and "shuowen:941" not in rec.raw, (rid, list(rec.raw))
         assert {c.name for c in rec.components} == {"干", "口"}, [c.name for c in rec.components]
         assert "guā" not in {r.pinyin for r in rec.readings}
+
+
+def test_an_ids_sub_structure_leaves_no_partial_component_list(recs):
+    # 𩕎 ⿰⿱舟足頁 (會意) was recorded as 頁 alone (seed 20261224 item 109)
+    by_id, index = recs
+    rec = by_id["𩕎_楷书"]
+    assert [c.name for c in rec.components] != ["頁"], [c.name for c in rec.components]
+    # nor a fragment 「⿱舟𧾷」 taken from the IDS's first level: no list, no question
+    assert not rec.components, [c.name for c in rec.components]
+    assert not facts_for(rec, BENCH, index).components
+
+
+def test_a_gloss_duan_doubts_has_no_second_witness(recs):
+    # 㡹 「人相依㡹也」; Duan: 「疑許本無㡹」 (seed 20261225 item 118: counted as agreeing)
+    by_id, _ = recs
+    om = by_id["㡹_楷书"].original_meaning
+    assert om is not None and "duan" not in om.agree, om
+
+
+def test_a_yisheng_on_duans_word_alone_is_attributed_to_him(recs):
+    # 騶 「从馬芻聲」, Duan: 「此舉形聲包會意」 (seed 20261225 item 10: 亦声 stated as fact)
+    by_id, index = recs
+    rid = next(r for r in by_id if r.startswith("騶_"))
+    f = facts_for(by_id[rid], BENCH, index)
+    both = [c for c in f.components if set(c.functions) == {"表意", "表音"}]
+    assert both and "段注" in both[0].interpretation and "形聲包會意" in both[0].interpretation, both
+
+
+def test_a_gloss_in_duans_words_is_asked_as_his_edition(recs):
+    # 湘: Xu 「水。出零陵陽海山」, the record takes Duan's 「湘水。出零陵縣陽海山」 (head restored, 縣
+    # added: 「縣字今補」), which was asked 「据《说文》」 (seed 20261224 item 7)
+    by_id, index = recs
+    f = facts_for(by_id["湘_楷书"], BENCH, index)
+    assert f.orim is not None and f.orim[0].startswith("湘水") and f.orim[3] == "duan", f.orim
+    g = facts_for(by_id["頁_楷书"], BENCH, index)  # 「頭也」, Duan quotes it as it is: Xu's
+    assert g.orim is not None and g.orim[3] == "shuowen", g.orim
+
+
+def test_no_seal_to_modern_question_without_a_seal_form(recs):
+    # 饨 (飩 is no Shuowen head): 「自小篆至今」 was asked of it (seed 20261224 item 65)
+    from builder.qa.compose import NO_SEAL_FORM_REASON
+    from builder.qa.facts import DATASET
+    by_id, index = recs
+    rid = next(r for r in by_id if r.startswith("饨_"))
+    assert not any(k.startswith("shuowen:") for k in by_id[rid].raw)
+    for profile in (BENCH, DATASET):
+        f = facts_for(by_id[rid], profile, index)
+        assert f.missing.get("COME") and f.missing.get("COMP_FULL"), f.missing
+    assert facts_for(by_id["江_楷书"], BENCH, index).missing.get("COME") != NO_SEAL_FORM_REASON

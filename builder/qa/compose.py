@@ -508,6 +508,7 @@ def _component_missing(f: Facts, comps: list[CompFact]) -> None:
 # evolution (the independent review of issue 20 counted it a defect): no EVOI is asked.
 NO_CHANGE_RULES = ("evolution.seal_analysis", "evolution.retention", "evolution.attested")
 NO_CHANGE_REASON = "evoi:no-change-stated"
+NO_SEAL_FORM_REASON = "come:no-seal-form"
 
 
 def _evoi_facts(c: _FactsCtx, f: Facts, evo: Evolution) -> None:
@@ -521,6 +522,11 @@ def _evoi_facts(c: _FactsCtx, f: Facts, evo: Evolution) -> None:
         f.missing["EVOI"] = NO_CHANGE_REASON if evo.statements else "no-evolution-evidence"
     if f.evolution is None or f.orim is None or not (f.structure or f.components):
         f.missing["EXEGESIS"] = "incomplete-levels"
+    if not any(k.startswith("shuowen:") for k in c.record.raw):
+        # COME / COMP_FULL ask for the change 「自小篆至今」: a character no Shuowen entry holds
+        # (饨 and its 飩) has no seal form to compare (review of out-r8, seed 20261224 item 65)
+        for k in ("COME", "COMP_FULL"):
+            f.missing.setdefault(k, NO_SEAL_FORM_REASON)
     if c.strict:
         f.missing["EXEGESIS"] = "dataset-only"
         for k in ("COMR", "COMF", "COMI", "COME"):

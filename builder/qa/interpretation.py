@@ -135,7 +135,10 @@ def _compose_interpretation(comp: CompFact, facts: Facts, others: list[str], ind
     if "表意" in funcs and host is not None and not (form in ("象形", "指事") and not others):
         note = part_note(name, canon, others, host, index, parts, comp.provenance)
     if {"表意", "表音"} <= funcs:
-        zh = f"「{name}」{alias}既表意又表音（亦声）"
+        # 亦声 on Duan's word alone is said to be his (驺 「此舉形聲包會意」; review of out-r8,
+        # seed 20261225 item 10: stated as fact)
+        duan = next((p.span for p in comp.provenance if p.rule == "qa.comf.duan_yisheng"), None)
+        zh = f"「{name}」{alias}既表意又表音（" + (f"亦声，段注：「{duan}」）" if duan else "亦声）")
         en = f"{name} carries both meaning and sound (a phonetic that is also semantic)"
         zh, en, provs = _with_note(zh, en, provs, note)
         zh, en, provs = _with_reading(zh, en, provs, name, facts.character, index, sources, seal=seal)

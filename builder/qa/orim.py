@@ -301,7 +301,11 @@ def _bench_orim(c, f: Facts, om) -> None:
         else:
             f.missing["ORIM"] = DUAN_EMENDS_REASON
         return
-    if others or duan is not None:
+    if duan is not None and om.provenance[0].source == "duan":
+        # the record's gloss is Duan's text, not Xu's (湘: his 「湘水。出零陵縣陽海山」 restores the
+        # head and adds 縣, 「縣字今補」): asked as Duan's edition (review of out-r8, seed 20261224 item 7)
+        f.orim = (om.value, f"Shuowen gloss in Duan's edition: {om.value}", sw + [duan[1]], "duan")
+    elif others or duan is not None:
         f.orim = (om.value, f"Shuowen gloss: {om.value}", sw + ([duan[1]] if duan else []), "shuowen")
     else:
         f.missing["ORIM"] = "unconfirmed:original_meaning"

@@ -354,7 +354,7 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
                       operands: list, form_leaves: set[str], corpus: Corpus) -> list[Candidate]:
     """``rec.components``: the best-ranked full analysis (direct before borrowed; 段注, a
     partial source, never gives the list), each component checked against the other
-    analyses and placed in reading order; with no analysis, the IDS operands without
+    analyses and placed in reading order; with no analysis, the IDS operands (each a character) without
     functions (not for 象形 / 指事: a pictograph's strokes are no components). A seal
     record whose form Shuowen lists takes no list from makemeahanzi, which analyses the
     modern form (麵-seal drew 麪 「从麥丏聲」; makemeahanzi's 麵 has 麥 as its phonetic).
@@ -377,7 +377,9 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
         rec.components = _merge_components(comp_sets, operands, corpus, drawn)
         unknown_if_read_alike(rec, corpus)
         return [t[1] for t in comp_sets]
-    if chosen_ids and operands and not stroke_split(chosen_ids.ids) \
+    # an operand drawn as a sub-structure (𩕎 ⿰⿱舟足頁) names no component: no list rather than a
+    # fragment 「⿱舟足」 (review of out-r8, seed 20261224 item 109)
+    if chosen_ids and operands and all(o.is_character for o in operands) and not stroke_split(chosen_ids.ids) \
             and not (rec.formation and rec.formation.value.label in ("象形", "指事")):
         for o in operands:
             if o.text in PLACEHOLDERS or any(ch in PLACEHOLDERS for ch in o.text):

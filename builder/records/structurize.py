@@ -166,6 +166,11 @@ def _ungarble(entry: ShuowenEntry, a: Analysis) -> tuple[list[Component], list[F
 _REPEATED_HEAD = re.compile(r"複舉(?:篆文|字)?(?:之)?(?:刪之|𠜂之)?(?:未[刪删𠜂盡]|僅存)")
 
 
+# 段玉裁 doubting that 許慎 wrote the entry at all (㡹 「疑許本無㡹」; review of out-r8, seed
+# 20261225 item 118, where his quotation was counted as agreeing with the gloss)
+_DOUBTED_ENTRY = re.compile(r"疑許本無|疑非許[書語文]|疑後人[所增]")
+
+
 def _repeated_head_note(quote: str, note: str, head: str) -> bool:
     """Whether Duan's (quotation, note) marks the head at the start of the gloss as a
     複舉字 left undeleted: the quotation is the bare head (訬 「訬、」) or the note names it
@@ -242,6 +247,8 @@ def structurize_shuowen(entry: ShuowenEntry) -> list[SourceReading]:
         if len(dn) == 2 and _repeated_head_note(dn[0].quote, dn[0].note, head):
             dn = dn[1:]  # 訬 「訬、」 is the 複舉字, his gloss is the next quotation 「擾也」
         first = dn[0] if dn else None
+        if first is not None and _DOUBTED_ENTRY.search(first.note or ""):
+            first = None  # 㡹 「疑許本無㡹」: he quotes the gloss of an entry he doubts, no second witness
         if first is not None and first.quote:
             g, _ = read_gloss(first.quote)
             if g is not None:
@@ -463,11 +470,14 @@ def structurize_cjkvi_analysis(entry: Entry) -> list[SourceReading]:
         r.formation = GFormation(value=Formation(label=label, yisheng=yi),
                                           provenance=[prov(entry, line.analysis, "cjkvi-ids.analysis")])
         try:
-            ops = [o for o in first_level(line.ids) if o.is_character]
+            every = first_level(line.ids)
         except IDSError:
-            ops = []
+            every = []
+        ops = [o for o in every if o.is_character]
         comps: list[Component] = []
-        if label == "形声" and phon:
+        if len(ops) < len(every):
+            pass  # a part the IDS draws as a sub-structure (𩕎 ⿰⿱舟足頁): a list without it is short
+        elif label == "形声" and phon:
             fns = ["表意", "表音"] if yi else ["表音"]
             comps.append(Component(name=canonical(phon), functions=fns,
                                    provenance=[prov(entry, line.text, "cjkvi-ids.analysis.phonetic")]))
