@@ -15,7 +15,7 @@ from builder.qa.facts import BENCH
 from builder.qa.orim import DUAN_EMENDS_REASON
 from qa_fixtures import review_index
 
-CHARS = "雙雔又江水工示祡此髟長彡近辵斤舌干口氒𩕎舟足頁履㡹广且騶驺馬马芻刍湘相河饨飩饣食屯"
+CHARS = "雙雔又江水工示祡此髟長彡近辵斤舌干口氒𩕎舟足頁履㡹广且騶驺馬马芻刍湘相河饨飩饣食屯狗犬句舊臼萑麌鹿呉吳亵褻衣埶"
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +130,29 @@ def test_no_seal_to_modern_question_without_a_seal_form(recs):
         f = facts_for(by_id[rid], profile, index)
         assert f.missing.get("COME") and f.missing.get("COMP_FULL"), f.missing
     assert facts_for(by_id["江_楷书"], BENCH, index).missing.get("COME") != NO_SEAL_FORM_REASON
+
+
+def test_a_formula_after_a_closing_quotation_mark_names_its_parts(recs):
+    # 狗 「孔子曰：“狗，叩也。叩气吠以守。”从犬句聲」: 「”从犬句聲」 named no 犬 (seed 20261226 item 100)
+    by_id, _ = recs
+    rec = by_id["狗_篆书"] if "狗_篆书" in by_id else by_id["狗_楷书"]
+    assert {c.name for c in rec.components} >= {"犬", "句"}, [c.name for c in rec.components]
+
+
+def test_a_phonetic_reading_is_shuowens_fanqie_where_it_spells_one(recs):
+    # 舊's 臼: Unihan files 其九, 居六, 居玉 under U+81FC; 居六 / 居玉 are 𦥑's (seed 20261227 item 27)
+    # on a seal or bronze image the fanqie are compared (the modern jiù / jiù would hide them)
+    from builder.qa.facts import BENCH_SOURCES
+    from builder.qa.interpretation import _with_reading
+    _, index = recs
+    zh, _, provs = _with_reading("「臼」为声符，提示字音", "", [], "臼", "舊", index, BENCH_SOURCES, seal=True)
+    assert "其九切" in zh and "居六" not in zh and "居玉" not in zh, zh
+    assert not any(p.source == "unihan" and "居六" in p.span for p in provs)
+
+
+def test_a_class_only_makemeahanzi_gives_is_not_presented(recs):
+    # 亵 会意 from makemeahanzi's "ideographic" alone (seed 20261227 item 113)
+    by_id, _ = recs
+    rec = by_id["亵_简体"] if "亵_简体" in by_id else by_id["亵_楷书"]
+    assert rec.formation is None or rec.formation.agree != ["makemeahanzi"] or rec.formation.value.label == "形声", \
+        rec.formation

@@ -294,6 +294,14 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_l
     if agree == ["makemeahanzi"] and rec.script == "篆书" and any(c.via is None for c in cands.get("shuowen", [])):
         return []  # the modern form's class, not the seal's (as for the components)
     value = fvals[src][0].model_copy()
+    if agree == ["makemeahanzi"] and value.label != "形声":
+        # makemeahanzi's "ideographic" / "pictographic" type alone is a learner's mnemonic, not
+        # a Six-Writings analysis (亵 会意 against 說文 褻 「从衣埶聲」: review of out-r9, seed
+        # 20261227 item 113); its "pictophonetic" names the phonetic and stays
+        rec.flags.append(FidelityFlag(field="formation", value=_formation_text(value), source="makemeahanzi",
+                                      span=fvals[src][1].reading.formation.provenance[0].span,
+                                      reason="only makemeahanzi's etymology type gives this class: not presented"))
+        return [fvals[s][1] for s in fvals]
     if value.label in ("形声", "会意") and not value.yisheng and [s for s in agree if fvals[s][0].yisheng]:
         # 庫 「从車在广下」 (会意) with Duan's 「車亦聲」: 亦声 is 形声 and 会意 at once, and the
         # QA stage accepts Shuowen's plain class beside it (data review 12-04)
