@@ -139,17 +139,6 @@ def test_a_formula_after_a_closing_quotation_mark_names_its_parts(recs):
     assert {c.name for c in rec.components} >= {"犬", "句"}, [c.name for c in rec.components]
 
 
-def test_a_phonetic_reading_is_shuowens_fanqie_where_it_spells_one(recs):
-    # 舊's 臼: Unihan files 其九, 居六, 居玉 under U+81FC; 居六 / 居玉 are 𦥑's (seed 20261227 item 27)
-    # on a seal or bronze image the fanqie are compared (the modern jiù / jiù would hide them)
-    from builder.qa.facts import BENCH_SOURCES
-    from builder.qa.interpretation import _with_reading
-    _, index = recs
-    zh, _, provs = _with_reading("「臼」为声符，提示字音", "", [], "臼", "舊", index, BENCH_SOURCES, seal=True)
-    assert "其九切" in zh and "居六" not in zh and "居玉" not in zh, zh
-    assert not any(p.source == "unihan" and "居六" in p.span for p in provs)
-
-
 def test_a_class_only_makemeahanzi_gives_is_not_presented(recs):
     # 亵 会意 from makemeahanzi's "ideographic" alone (seed 20261227 item 113)
     by_id, _ = recs

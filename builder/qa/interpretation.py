@@ -201,21 +201,10 @@ def _with_reading(zh: str, en: str, provs: list[Provenance], name: str, char: st
                 provs + (keep or p1 + p2))
     if fq_c and fq:
         # every fanqie of both (單 都寒切、市連切; 嘽 他干切): the sound link shown in full, not
-        # hidden behind one modern reading each, nor left as a bare 「提示字音」 (data review 12-04);
-        # Shuowen's own where it spells one: Unihan files other words' readings under the same
-        # code point (臼 其九, and 居六 / 居玉 of 𦥑 / 匊: review of out-r9, seed 20261227 item 27)
-        (fq_c, p1), (fq, p2) = _head_fanqie(fq_c, p1), _head_fanqie(fq, p2)
+        # hidden behind one modern reading each, nor left as a bare 「提示字音」 (data review 12-04)
         a, b = "、".join(f"{x}切" for x in fq_c), "、".join(f"{x}切" for x in fq)
         return zh + f"（「{name}」{a}；「{char}」{b}）", en + f" ({name}: {a}; {char}: {b})", provs + p1 + p2
     return zh, en, provs
-
-
-def _head_fanqie(fanqie: list[str], provs: list[Provenance]) -> tuple[list[str], list[Provenance]]:
-    """The fanqie Shuowen spells (with their provenance) when it spells any, else all of them."""
-    own = [f for f in fanqie if any(p.source == "shuowen" and f in p.span for p in provs)]
-    if not own:
-        return fanqie, provs
-    return own, [p for p in provs if p.source != "unihan" or any(f in p.span for f in own)]
 
 
 def _depiction_span(provs: list[Provenance], index: EvidenceIndex) -> str | None:
