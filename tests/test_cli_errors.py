@@ -34,3 +34,11 @@ def test_the_message_names_command_item_and_field(tmp_path):
     res = CliRunner().invoke(app, ["leaderboard", "verify", "abcdef", "--board", str(tmp_path)])
     assert res.exit_code == 2 and res.output.startswith("jiezi leaderboard verify: row 'abcdef': no row")
     assert jiezi_cli._exits_on_cli_error  # the one place that turns CLIError into exit status 2
+
+
+def test_a_missing_source_cache_is_one_line_not_a_traceback(tmp_path):
+    # fresh-user trial of c09a032: `jiezi build --sources /nonexistent` printed a 76-line traceback
+    res = CliRunner().invoke(app, ["build", "--output", str(tmp_path / "out"), "--sources", str(tmp_path / "none")])
+    assert res.exit_code == 2, res.output
+    assert "jiezi build: --sources: source cache" in res.output and "does not exist" in res.output
+    assert "Traceback" not in res.output and len(res.output.splitlines()) <= 3, res.output

@@ -304,3 +304,23 @@ def test_editing_the_paper_protocol_republishes_the_bench(sources_dir, tmp_path)
     edited = _jiezi_build_in(root, args, sources_dir)
     assert edited["qa_cached"] is True
     assert edited["folders"]["bench"]["cached"] is False
+
+
+def test_publish_bench_keeps_the_saved_baselines_on_the_card(built, tmp_path):
+    # fresh-user trial of c09a032: `publish card` then `publish bench --dry-run` wrote the card
+    # from the QA report again, without the "Baselines per script" section `make main` had filled
+    import shutil
+
+    out, _ = built
+    work = tmp_path / "out"
+    shutil.copytree(out, work)
+    run = work / "eval" / "retrieval"
+    run.mkdir(parents=True, exist_ok=True)
+    res = {"format": "jiezi-eval-results/1", "model": {"spec": "retrieval"},
+           "bench": {"config": "all", "split": "test", "rows": 3, "fingerprint": "f" * 64},
+           "scores": {"CHAR": 50.0}, "breakdown": {"script": {"金文": {"CHAR": 0.0}}}}
+    (run / "results.json").write_text(json.dumps(res, ensure_ascii=False), "utf-8")
+    target = tmp_path / "upload"
+    res = CliRunner().invoke(app, ["publish", "bench", "--output", str(work), "--folder", str(target), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert "### Baselines per script" in (target / "README.md").read_text("utf-8")

@@ -45,8 +45,11 @@ def _run_records(output: Path, sources: Optional[Path], workers: int, user_glyph
     out = output / "records"
     opts = BuildOptions(output=out, sources=sources, workers=workers, user_glyphs=list(user_glyphs),
                         log=lambda msg: typer.echo(msg, err=True))
-    if build(opts) is None:
-        raise typer.Exit(1)
+    from builder.sources.registry import SourceError
+
+    with reraise_as_cli_error(SourceError, item="--sources"):  # a missing cache is no traceback
+        if build(opts) is None:
+            raise typer.Exit(1)
     return out
 
 
@@ -313,6 +316,13 @@ def publish(
         raise CLIError("is required unless --dry-run", item="--repo-id")
     with reraise_as_cli_error(PublishError):
         path = write_hub_folder(output, resource, folder)
+    if resource == "bench":
+        # the baseline runs saved in OUT/eval/ (`jiezi publish card`) stay on the card: a fresh
+        # write renders it from the QA report, which has none (fresh-user trial of c09a032)
+        from builder.publish.card_baselines import update_card
+
+        with reraise_as_cli_error(ValueError, item=path / "README.md"):
+            update_card(path, _baselines(output))
     files = sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
     size = sum((path / f).stat().st_size for f in files)
     typer.echo(f"wrote {path}: {len(files)} files, {size / 1e6:.1f} MB")

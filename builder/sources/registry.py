@@ -389,8 +389,12 @@ def require(sources_dir: str | os.PathLike, names: Iterable[str] = BUILD_SOURCES
     """Raise :class:`SourceError` unless every file of ``names`` is present and intact.
 
     The message names the source, the file, the expected checksum and the fetch command
-    (the first five problems, then a count). Returns the cache directory.
+    (the first five problems, then a count), or says the folder does not exist. Returns the
+    cache directory.
     """
+    if not Path(sources_dir).is_dir():
+        raise SourceError(f"source cache {Path(sources_dir)} does not exist: point $JIEZI_SOURCES or --sources at "
+                          f"the cache, or run `{FETCH_COMMAND} --sources {Path(sources_dir)}` where the internet is reachable")
     result = check(sources_dir, names, registry=registry, hashes=hashes)
     if result.problems:
         head = [p.message() for p in result.problems[:5]]
