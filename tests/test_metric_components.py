@@ -255,3 +255,11 @@ def test_repeated_parses_are_equal_and_independent():
     assert [c.name for c in _gold_components(ref)] == ["水"]
     with pytest.raises(ValueError, match="lists no component"):
         _gold_components({"components": []})
+
+
+def test_a_numbered_list_on_one_line_keeps_every_component():
+    # fresh-user trial of c09a032: `jiezi explain`'s own layout on one line parsed as 水 alone
+    from metrics.acce.core import parse_answer
+
+    got = parse_answer("1. 构件「水」：功能=表意 2. 构件「工」：功能=表音", ["COMF"])
+    assert [(c["name"], c["functions"]) for c in got["components"]] == [("水", ["表意"]), ("工", ["表音"])]

@@ -233,7 +233,7 @@ def _component_from_text(name: object, desc: str) -> Component | None:
 
 # official JieZi layout: "1. 构件人：功能=表意；演变类型=保留；解释=..."
 _OFFICIAL = re.compile(
-    rf"(?:^|(?<=[\n;；。]))\s*(?:\d+\s*[.、)]\s*)?构件\s*(?!(?:[一二三四五六七八九十]+|\d+)\s*[:：.、](?!\s*(?:功能|作用|演变|解释|说明)))"
+    rf"(?:^|(?<=[\n;；。，,\s]))\s*(?:\d+\s*[.、)]\s*)?构件\s*(?!(?:[一二三四五六七八九十]+|\d+)\s*[:：.、](?!\s*(?:功能|作用|演变|解释|说明)))"
     rf"[「\"'《(]?\s*(?P<name>{COMPONENT_CHARS}{{1,8}}(?:\([左右]\))?)"
     rf"\s*[」\"'》)]?\s*[:：]"
     # or a numbered heading: "**构件一：氵**" / "### 构件2: 工"
