@@ -57,7 +57,9 @@ system-packages:
 	touch $@
 
 main: setup
-	@test -d "$(JIEZI_SOURCES)" || $(JIEZI) sources fetch
+	@# a cache is used once every registered file is there (an offline fetch that failed leaves a
+	@# partial folder behind: `test -d` took it for a cache); fetch keeps the files already verified
+	@$(JIEZI) sources check --no-hashes > /dev/null 2>&1 || $(JIEZI) sources fetch
 	$(JIEZI) build --output $(OUT)
 	$(JIEZI) eval --model retrieval --bench $(OUT)/jiezi-bench --output $(OUT)/eval/retrieval $(BERTSCORE)
 	@# the baseline's per-script scores into the bench card and report.json, in place (no rebuild)
