@@ -353,6 +353,21 @@ def review_index(sources_dir: Path, out: Path, characters: str, *, definitions=N
     return {r.id: r for r in records}, index
 
 
+def review_facts(recs, rid: str, profile=None):
+    """``builder.qa.compose.facts_for`` of record ``rid`` of a :func:`review_index` pair
+    (default profile: the bench). A seal id the records lack (no images are built there) is the
+    head's regular-script record read as a seal image."""
+    from builder.qa.compose import facts_for
+    from builder.qa.facts import BENCH
+
+    by_id, index = recs
+    if rid not in by_id and rid.endswith("_篆书"):
+        rec = by_id[rid.replace("_篆书", "_楷书")].model_copy(update={"id": rid, "script": "篆书"})
+    else:
+        rec = by_id[rid]
+    return facts_for(rec, profile or BENCH, index)
+
+
 def character_corpus(sources_dir: Path, characters: str):
     """The records stage's corpus (sources read, restricted to ``characters`` and what they
     link to, readings structurized by rule) for :func:`builder.records.align.align`."""

@@ -19,9 +19,8 @@ import pytest
 
 from builder.qa import part_glosses
 from builder.qa.component_facts import MMH_AGAINST_HEAD, SPLIT_ONLY
-from builder.qa.compose import facts_for
 from builder.qa.facts import BENCH, DATASET
-from qa_fixtures import review_index
+from qa_fixtures import review_facts, review_index
 
 CHARS = "䟔足卜囷禾囗閒門月戶讧訌言工准準水隼仌隹冫爭𠬪𠂆争氒氏十嘽單单斯其斤脣辰肉艿艸乃"
 
@@ -31,13 +30,7 @@ def recs(sources_dir, tmp_path_factory):
     return review_index(sources_dir, tmp_path_factory.mktemp("review_r5b") / "records", CHARS, definitions=True)
 
 
-def facts(recs, rid, profile=BENCH):
-    by_id, index = recs
-    if rid not in by_id and rid.endswith("_篆书"):  # a seal image of the head (no images are built here)
-        rec = by_id[rid.replace("_篆书", "_楷书")].model_copy(update={"id": rid, "script": "篆书"})
-    else:
-        rec = by_id[rid]
-    return facts_for(rec, profile, index)
+facts = review_facts  # (recs, record id, profile=BENCH) -> Facts
 
 
 def comp(f, name):

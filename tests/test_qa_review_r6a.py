@@ -15,13 +15,12 @@ from __future__ import annotations
 import pytest
 
 from builder.qa import part_glosses, soundgloss
-from builder.qa.compose import facts_for
 from builder.qa.facts import BENCH, DATASET
 from builder.qa.questions import bench_eligible, bench_qa, dataset_qa, own_gloss_only
 from builder.qa.wording import make_qa
 from hub import templates as T
 from builder.schema import GlyphImage
-from qa_fixtures import review_index
+from qa_fixtures import review_facts, review_index
 
 CHARS = "徵征昌田㭕极木去會合殍歹孚乂丿乀贊兟貝采爪丮頁鼹鼴厘釐關关寡馬"
 
@@ -31,9 +30,7 @@ def recs(sources_dir, tmp_path_factory):
     return review_index(sources_dir, tmp_path_factory.mktemp("review_r6a") / "records", CHARS, definitions=True)
 
 
-def facts(recs, rid, profile=BENCH):
-    by_id, index = recs
-    return facts_for(by_id[rid], profile, index)
+facts = review_facts  # (recs, record id, profile=BENCH) -> Facts
 
 
 def image(script="楷书"):

@@ -255,9 +255,10 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
              if not any((x in q or (k == 0 and x == first_sent)) and soundgloss.duan_marks_sound_gloss(n, x, head)
                         for k, (q, n) in enumerate(notes))]
     depict = [x for x in sents if _DEPICTS.search(x) and not _other_subject(x, head)]
+    analysis = _analysis_start(sents)
     glosses = [x for k, x in enumerate(sents) if not _DEPICTS.search(x) and not _is_formula(x)
                and not x.startswith(("从", "從")) and not _cross_reference(index, x, head)
-               and not _commentary(sents, k)]
+               and not (k > analysis and not x.endswith("也"))]
     first = glosses[:1]
     if first and len(re.sub(r"[\W也]", "", first[0])) <= 2:
         order = depict + first  # 馬 「怒也」: the depiction says more
@@ -272,13 +273,13 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     return None
 
 
-def _commentary(sents: list[str], k: int) -> bool:
-    """Whether sentence ``k`` of a head's text follows its analysis (a 「从…」 or formula
-    sentence) without ending in 也: a remark on the analysis or a quotation, not a gloss (示
-    「从二。三垂，日月星也。觀乎天文，以察時變。示，神事也」: the 《易》 words 「觀乎天文，以察時變」
-    are no meaning of 示, its gloss is 「示，神事也」; review of out-r8, seed 20261224 items 24, 40)."""
-    after = any(_is_formula(x) or x.startswith(("从", "從")) for x in sents[:k])
-    return after and not sents[k].endswith("也")
+def _analysis_start(sents: list[str]) -> int:
+    """Index of a head's first analysis sentence (a 「从…」 or formula), ``len(sents)`` when none.
+    A sentence after it that does not end in 也 is a remark on the analysis or a quotation, not
+    a gloss (示 「从二。三垂，日月星也。觀乎天文，以察時變。示，神事也」: the 《易》 words
+    「觀乎天文，以察時變」 are no meaning of 示, its gloss is 「示，神事也」; review of out-r8, seed
+    20261224 items 24, 40)."""
+    return next((k for k, x in enumerate(sents) if _is_formula(x) or x.startswith(("从", "從"))), len(sents))
 
 
 def _cross_reference(index: EvidenceIndex, gloss: str, head: str) -> bool:

@@ -469,32 +469,36 @@ def structurize_cjkvi_analysis(entry: Entry) -> list[SourceReading]:
         label, yi, phon = f
         r.formation = GFormation(value=Formation(label=label, yisheng=yi),
                                           provenance=[prov(entry, line.analysis, "cjkvi-ids.analysis")])
-        try:
-            every = first_level(line.ids)
-        except IDSError:
-            every = []
-        ops = [o for o in every if o.is_character]
-        comps: list[Component] = []
-        if len(ops) < len(every):
-            pass  # a part the IDS draws as a sub-structure (𩕎 ⿰⿱舟足頁): a list without it is short
-        elif label == "形声" and phon:
-            fns = ["表意", "表音"] if yi else ["表音"]
-            comps.append(Component(name=canonical(phon), functions=fns,
-                                   provenance=[prov(entry, line.text, "cjkvi-ids.analysis.phonetic")]))
-            if any(same_component(o.text, phon, equivalents=False) for o in ops):
-                for o in ops:
-                    if not same_component(o.text, phon, equivalents=False):
-                        comps.append(Component(name=canonical(o.text, o.position), functions=["表意"],
-                                               provenance=[prov(entry, line.text, "cjkvi-ids.analysis.semantic")]))
-        elif label == "会意":
-            for o in ops:
-                if o.text != ch:
-                    comps.append(Component(name=canonical(o.text, o.position), functions=["表意"],
-                                           provenance=[prov(entry, line.text, "cjkvi-ids.analysis.huiyi")]))
-        r.components = comps
+        r.components = _analysis_components(entry, line, label, yi, phon)
         r.ids_options.append(IdsOption(ids=line.ids, regions="analysis",
                                        provenance=[prov(entry, line.ids, "cjkvi-ids.analysis.ids")]))
     return [r]
+
+
+def _analysis_components(entry: Entry, line: AnalysisLine, label: str, yisheng: bool, phon: str | None) -> list[Component]:
+    """The components a cjkvi-ids analysis line gives: the 聲 part (表音, 表意 too for 亦聲) and,
+    when the IDS shows it, the rest as 表意 (形声); every operand but the head itself (会意).
+    None when an operand is drawn as a sub-structure (𩕎 ⿰⿱舟足頁): a list without it is short."""
+    try:
+        every = first_level(line.ids)
+    except IDSError:
+        every = []
+    if not all(o.is_character for o in every):
+        return []
+    comps: list[Component] = []
+    if label == "形声" and phon:
+        fns = ["表意", "表音"] if yisheng else ["表音"]
+        comps.append(Component(name=canonical(phon), functions=fns,
+                               provenance=[prov(entry, line.text, "cjkvi-ids.analysis.phonetic")]))
+        if any(same_component(o.text, phon, equivalents=False) for o in every):
+            comps += [Component(name=canonical(o.text, o.position), functions=["表意"],
+                                provenance=[prov(entry, line.text, "cjkvi-ids.analysis.semantic")])
+                      for o in every if not same_component(o.text, phon, equivalents=False)]
+    elif label == "会意":
+        comps += [Component(name=canonical(o.text, o.position), functions=["表意"],
+                            provenance=[prov(entry, line.text, "cjkvi-ids.analysis.huiyi")])
+                  for o in every if o.text != entry.character]
+    return comps
 
 
 # ---- Unihan ----------------------------------------------------------------------------
