@@ -235,13 +235,15 @@ UNNAMED_SCRIPT_KINDS = frozenset({"CHAR", "SCRC", "EXEGESIS"})
 
 
 # EVOI of an oracle-bone, bronze or Warring States image: no source here describes that
-# form, so the question asks for what the dictionaries record (the seal and later forms),
-# not for a reading of the pictured early form (issue 20 review).
+# form, so the question asks for what the dictionaries record (Shuowen's 古文 / 籒文, the seal
+# and later forms), not for a reading of the pictured early form (issue 20 review); nor does
+# it say "from the seal on", since the record may hold only forms older than it (review of
+# out-r9, seed 20261227 item 11: 旁's 古文, 籒文 and seal).
 EVOI_DOCUMENTED: list[tuple[str, str]] = [
-    ("据字书所载，简述该字自小篆以来的形体沿革。",
-     "From what the dictionaries record, outline how this character's form changed from the small seal on."),
-    ("据《说文》、段注等字书，说明该字小篆以后的形体演变。",
-     "From Shuowen, Duan's notes and other dictionaries, describe how the form of this character changed after the small seal."),
+    ("据字书所载，简述该字见于记载的各个字形及其沿革。",
+     "From what the dictionaries record, outline the attested forms of this character and how they changed."),
+    ("据《说文》、段注等字书，说明该字有记载的形体及其演变。",
+     "From Shuowen, Duan's notes and other dictionaries, describe the recorded forms of this character and their evolution."),
     ("请依据字书记载，梳理该字有文献可考的形体演变。",
      "Following the dictionaries, trace the documented evolution of this character's form."),
 ]

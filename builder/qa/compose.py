@@ -52,9 +52,9 @@ from builder.qa.component_facts import (
 from builder.qa.component_names import (
     abbreviated_parts,
     ids_operands,
-    same_component,
 )
 from builder.qa.evidence import MODERN_SOURCES, EvidenceIndex, _trad_simp
+from builder.qa.seal_layout import SEAL_LAYOUT_REASON, layout_matches_shuowen, seal_layout_unsure
 from builder.qa.evolution import derive
 from builder.qa.facts import (
     BENCH_SOURCES,
@@ -99,25 +99,6 @@ def _majority(n_agree: int, disagree: dict) -> bool:
     return n_agree >= 2 and n_agree > len(disagree)
 
 
-def _layout_matches_shuowen(record: GlyphRecord) -> bool:
-    """A single-source layout is confirmed when the Shuowen analysis agrees with what it
-    arranges: 独体 with one Shuowen component, or first-level IDS operands that are exactly
-    the Shuowen components (radical aliases applied)."""
-    sw = [c for c in record.components if "shuowen" in {p.source for p in c.provenance} | set(c.agree)]
-    if record.structure is None or (not sw and record.components):
-        return False
-    if record.structure is not None and record.structure.value == "独体" and not record.components:
-        form = record.formation
-        return bool(form and form.value.label in ("象形", "指事")
-                    and any(p.source == "shuowen" for p in form.provenance))
-    if record.structure.value == "独体":
-        return len(sw) == 1 and len(record.components) == 1
-    ops = [t for t, _ in ids_operands(record)]
-    if len(ops) != len(sw) or len(sw) != len(record.components):
-        return False
-    return all(any(same_component(o, c.name) for c in sw) for o in ops)
-
-
 def _has_audit(record: GlyphRecord) -> bool:
     """Whether an audit correction set one of ``record``'s fields."""
     fields = [record.structure, record.formation, record.original_meaning, record.evolution]
@@ -157,13 +138,6 @@ class _FactsCtx:
         return "shuowen" in self.allowed | self.gap
 
 
-# Modern layouts a seal form does not keep: the seal writes 辵, 是, 走 as a left column
-# beside the other part (題 is ⿰ in the seal, ⿺ today: data review 12-04), and ⿹ / ⿻
-# are the clerical script's overlaps; no source here gives the seal's own layout for them.
-SEAL_UNSURE_LAYOUTS = frozenset({"⿺", "⿹", "⿻"})
-SEAL_LAYOUT_REASON = "seal-form:modern-layout-not-the-seal's"
-
-
 def _strc_facts(c: _FactsCtx, f: Facts) -> None:
     """STRC: the IDS sources give the layout; the bench needs a majority of at least two
     (two IDS sources, or one and a matching Shuowen analysis): no bench source describes
@@ -180,10 +154,10 @@ def _strc_facts(c: _FactsCtx, f: Facts) -> None:
     if s is None:
         f.missing["STRC"] = "no-structure"
         return
-    if c.form == "seal" and not (c.may_use_shuowen() and _layout_matches_shuowen(record)):
+    if c.form == "seal" and not (c.may_use_shuowen() and layout_matches_shuowen(record)):
         f.missing["STRC"] = SEAL_FORM_REASON
         return
-    if c.form == "seal" and s.value in SEAL_UNSURE_LAYOUTS:
+    if c.form == "seal" and seal_layout_unsure(record, s.value, c.index):
         f.missing["STRC"] = SEAL_LAYOUT_REASON
         return
     sup = _supporters(s) & (MODERN_SOURCES | c.allowed)
@@ -193,7 +167,7 @@ def _strc_facts(c: _FactsCtx, f: Facts) -> None:
             f.structure = (s.value, provs)
         else:
             f.missing["STRC"] = "no-structure"
-    elif _majority(len(sup) + _layout_matches_shuowen(record), s.disagree):
+    elif _majority(len(sup) + layout_matches_shuowen(record), s.disagree):
         f.structure = (s.value, list(s.provenance))
     else:
         f.missing["STRC"] = "disagree:structure" if s.disagree else "single-source:structure"

@@ -584,6 +584,10 @@ def _variant_statement(v: _VariantAnalysis) -> Statement:
     analysis = re.sub(r"\s+", "", analysis).rstrip("。")
     zh = f"《说文》收{v.kind}「{v.form}」"
     en = f"Shuowen records the {v.kind} form {v.form}"
+    # 「籒文。」, 「亦古文㫄。」 only name the kind and the head: no analysis to quote (review of
+    # out-r9, seed 20261227 item 11: 「收籒文「𣃪」（籒文）」 said nothing)
+    if len(re.sub(r"古文|籒文|籀文|或體|篆文|奇字|今文|[或亦俗也，、]", "", analysis)) <= 1:
+        analysis = ""
     if analysis:
         zh += f"（{analysis}）"
         en += f" ({analysis})"

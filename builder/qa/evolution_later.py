@@ -118,12 +118,35 @@ def _rule_trad_simp(ctx: _Ctx) -> None:
     if found is None:
         return
     form, via, provs = found
-    if via is None:
+    if via is None and _rearranged(ctx, form):
+        ctx.say("evolution.traditional_to_simplified", f"今规范字作「{form}」，构件相同而位置不同",
+                f"the standard modern form is {form}, with the same components placed differently", provs)
+    elif via is None:
         ctx.say("evolution.traditional_to_simplified", f"今简化字作「{form}」", f"the simplified form is {form}", provs)
     else:
         ctx.say("evolution.traditional_to_simplified",
                 f"「{ctx.char}」与「{via}」为异体，今规范字作「{form}」",
                 f"{ctx.char} is a variant of {via}; the standard modern form is {form}", provs)
+
+
+def _rearranged(ctx: _Ctx, form: str) -> bool:
+    """Whether the standard form ``form`` draws the same components as the character, only
+    placed otherwise (眥 ⿱此目 -> 眦 ⿰目此): the 通用规范汉字表 chose one of two variants,
+    which no 简化字 table simplified (review of out-r10, seed 20261229 item 46). Compares
+    the leaves of the records' IDS (``record.ids``); False where either has none."""
+    from builder.ids import IDSError, leaves
+
+    def parts(ch: str) -> list[str] | None:
+        for rec in ctx.index.records(ch):
+            if rec.ids is not None:
+                try:
+                    return sorted(leaves(rec.ids.value))
+                except IDSError:
+                    return None
+        return None
+
+    mine, theirs = parts(ctx.char), parts(form)
+    return bool(mine) and len(mine) > 1 and mine == theirs
 
 
 def _standard_simplified(ctx: _Ctx) -> tuple[str, str | None, list[Provenance]] | None:

@@ -73,7 +73,7 @@ NOT_A_GLOSS_REASON = "not-a-meaning-gloss:original_meaning"
 # Glosses that name no meaning of the graph (data review 12-04): Xu's cosmology (大 「天大，地
 # 大，人亦大」, 陰陽 accounts), a dialect note (稬 「沛國謂稻曰稬」), and a gloss that is only a
 # word holding the head itself (詘 「詰詘也」, 絇 「纑繩絇也」)
-_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行|[太大][陰陽]之精")
+_COSMOLOGY = re.compile(r"天.{0,2}地|[陰陽][气氣]|陰陽|五行|[太大][陰陽]之精|[東西南北中]方之行")
 _DIALECT = re.compile(DIALECT_NOTE.pattern + r"|謂.{1,4}[曰爲]|謂之")
 # Duan's notes that a gloss is a sound-gloss (馬 「怒也。武也」: 以曡韵爲訓) or a Han colloquial
 # name (鋸 「槍唐也」: 槍唐葢漢人語), not a statement of the meaning
@@ -206,14 +206,19 @@ def _explains_part(clause: str, record: GlyphRecord, index: EvidenceIndex) -> bo
 CLASS_WORDS = soundgloss.CLASS_WORDS
 
 
-def class_gloss(value: str, record: GlyphRecord) -> str:
+def class_gloss(value: str, record: GlyphRecord, index: EvidenceIndex | None = None) -> str:
     """楊 「木也」, 鯀 「魚也」: a one-character gloss naming a component of the head says the
     word is a kind of that thing, so the reference is 「木名」 with Shuowen's words, never the
-    bare 「木」 (data review 09-97)."""
+    bare 「木」 (data review 09-97). An early form's record states no components: those of the
+    character's other records in ``index`` count (柞's 金文 image: 「木」 alone read as
+    'tree'; review of out-r10, seed 20261228 item 55)."""
     core = _bare(value)
     if len(core) != 1 or core not in CLASS_WORDS:
         return value
-    if any(same_component(core, c.name) for c in record.components):
+    comps = list(record.components)
+    if not comps and index is not None:
+        comps = [c for r in index.records(record.character) for c in r.components]
+    if any(same_component(core, c.name) for c in comps):
         return f"{core}名（《说文》：「{core}也」）"
     return value
 
@@ -323,7 +328,7 @@ def _proper(c, f: Facts) -> None:
         f.orim = None
         f.missing["ORIM"] = NOT_A_MEANING_REASON
         return
-    text = class_gloss(text, c.record)
+    text = class_gloss(text, c.record, c.index)
     named = bare_name(text, c.record, c.index)
     if named is not None and (not named[0] or not {p.source for p in named[1]} <= c.allowed | c.gap):
         # no class named, or named by Duan where he may not be cited (the dataset)
@@ -412,7 +417,9 @@ def _keep_after_sound_gloss(f: Facts, text: str, quote: str = "") -> None:
     is a sound-gloss too (馬 「怒也。武也」: 「以曡韵爲訓」 covers both; review of out-r7,
     seed 20261222)."""
     bare_quote = re.sub(r"\W", "", quote)
-    rest = [x for x in text.split("。") if x.strip()][1:]
+    sents = [x for x in text.split("。") if x.strip()]
+    # the pun explained (木 「冒也。冒地而生。東方之行」, Duan: 「以疊韵爲訓」) leaves nothing
+    rest = soundgloss.rest_after_sound_gloss(sents, [f.character])
     rest = [x for x in rest if not (bare_quote and re.sub(r"\W", "", x) and re.sub(r"\W", "", x) in bare_quote)]
     if rest and not _COSMOLOGY.search("。".join(rest)) and not soundgloss._NOT_A_DEFINITION.search(rest[0]) \
             and not rest[0].startswith(("象", "凡")):

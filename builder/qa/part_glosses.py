@@ -223,17 +223,27 @@ def _head_of(index: EvidenceIndex, name: str) -> str | None:
 
 
 _FORMS_TALK = re.compile(r"古文|籒文|籀文|篆文|奇字|如此|之屬|[東西南北中]方之行|^.者|[說説]$"
-                         r"|[陰陽][气氣]|[一二三四五六七八九十]+月|曰|“|[()（）]")  # 子 「十一月，陽气動」 is the calendar sign, not a child; a quoted scholar (李陽冰曰) or an editor’s bracket is no gloss
+                         r"|[陰陽][气氣]|[一二三四五六七八九十]+月|曰|“|[()（）]"
+                         r"|《|數始|之[數𢿙]|[陰陽][數𢿙]|天.{0,2}地|萬物|五行")
+# 子 「十一月，陽气動」 is the calendar sign, not a child; a quoted scholar (李陽冰曰), a quoted
+# book (弓 「《周禮》六弓…」) or an editor's bracket is no gloss; nor is numerology or
+# cosmology (士 「數始於一，終於十」, 二 「地之數也」, 人 「天地之性最貴者也」, 大 「天大，地大，
+# 人亦大」, 山 「生萬物，有石而高」: review of out-r10, seed 20261228 item 36; seed 20261226 item 94)
+# The ten stems and twelve branches: Shuowen glosses each by its place in the calendar and the
+# 陰陽 cycle (辰 「房星，天時也」, 己 「中宮也」, 戌 「滅也」), never by what the graph is
+STEMS_BRANCHES = frozenset("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥")
 _DEPICTS = re.compile(r"象")
 
 
 def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | None:
     """Rule 3: the component character's own Shuowen gloss, attributed (頁 「頭也」, 欠
     「張口气悟也」). Sound-gloss sentences go (:mod:`builder.qa.soundgloss`), and so do the
-    sentences explaining the pun (山 「宣也。宣气散…」 keeps only 「生萬物，有石而高」), the
-    五行 ones (木 「東方之行」) and those about other written forms (古文…如此). The gloss
-    comes first; where it is one or two characters and Shuowen also says what the graph
-    depicts, the depiction comes first (馬 「象馬頭髦尾四足之形」: Shuowen's one-character
+    sentences explaining the pun (山 「宣也。宣气散，生萬物…」), the 五行, numerology and
+    cosmology ones (木 「東方之行」, 士 「數始於一，終於十」: :data:`_FORMS_TALK`), those about
+    other written forms (古文…如此), quotations (弓 「《周禮》六弓…」) and, after the analysis,
+    every sentence that does not restate the head (:func:`_after_analysis`); a stem or branch
+    (:data:`STEMS_BRANCHES`) has none. The gloss comes first; where it is one character and
+    Shuowen also says what the graph depicts, the depiction comes first (馬 「象馬頭髦尾四足之形」: Shuowen's one-character
     glosses of such heads, 「怒也。武也」, are sound-glosses the readings do not always show,
     while 頁 「頭也」 has no depiction and stays). A sentence that is only a formula (門
     「从二戶」, …聲, 象形) says no meaning and is skipped (data review 12-04, round 4), and
@@ -244,7 +254,7 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     what 木 is, review of out-r6, 12-20), and a gloss that only names another graph (爪
     「丮也」: :func:`_cross_reference`) is no gloss (review of out-r5, 12-18)."""
     head = _head_of(index, name)
-    if head is None:
+    if head is None or head in STEMS_BRANCHES:
         return None
     entry_id = index.heads[head][0]
     expl = index.shuowen_entry(entry_id).get("explanation") or ""
@@ -255,13 +265,13 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
              if not any((x in q or (k == 0 and x == first_sent)) and soundgloss.duan_marks_sound_gloss(n, x, head)
                         for k, (q, n) in enumerate(notes))]
     depict = [x for x in sents if _DEPICTS.search(x) and not _other_subject(x, head)]
-    analysis = _analysis_start(sents)
-    glosses = [x for k, x in enumerate(sents) if not _DEPICTS.search(x) and not _is_formula(x)
+    after = _after_analysis(expl)
+    glosses = [x for x in sents if not _DEPICTS.search(x) and not _is_formula(x)
                and not x.startswith(("从", "從")) and not _cross_reference(index, x, head)
-               and not (k > analysis and not x.endswith("也"))]
+               and not (x in after and not x.startswith(head)) and not _other_subject(x, head)]
     first = glosses[:1]
-    if first and len(re.sub(r"[\W也]", "", first[0])) <= 2:
-        order = depict + first  # 馬 「怒也」: the depiction says more
+    if first and len(re.sub(r"[\W也]", "", first[0])) == 1:
+        order = depict + first  # 馬 「怒也」: the depiction says more (彳 「小步也」 does not yield)
     else:
         order = first + depict
     for gloss in order:
@@ -273,13 +283,15 @@ def own_gloss(index: EvidenceIndex, name: str, host: set[str]) -> PartNote | Non
     return None
 
 
-def _analysis_start(sents: list[str]) -> int:
-    """Index of a head's first analysis sentence (a 「从…」 or formula), ``len(sents)`` when none.
-    A sentence after it that does not end in 也 is a remark on the analysis or a quotation, not
-    a gloss (示 「从二。三垂，日月星也。觀乎天文，以察時變。示，神事也」: the 《易》 words
-    「觀乎天文，以察時變」 are no meaning of 示, its gloss is 「示，神事也」; review of out-r8, seed
-    20261224 items 24, 40)."""
-    return next((k for k, x in enumerate(sents) if _is_formula(x) or x.startswith(("从", "從"))), len(sents))
+def _after_analysis(expl: str) -> set[str]:
+    """The sentences of a head's text from its first analysis sentence on (a 「从…」, a formula,
+    「象形」 / 「指事」). One of them says what the head is only where it restates the head
+    (示 「…觀乎天文，以察時變。示，神事也」 keeps 「示，神事也」, not the 《易》 words: review of
+    out-r8, seed 20261224 items 24, 40); the others explain the analysis (走 「从夭、止。夭止者，
+    屈也」: 屈 is what 夭 does, not what 走 means; review of out-r10, seed 20261228)."""
+    sents = [s.strip() for s in re.split(r"[。；]", expl) if s.strip()]
+    start = next((k for k, x in enumerate(sents) if _is_formula(x) or x.startswith(("从", "從"))), len(sents))
+    return set(sents[start:])
 
 
 def _cross_reference(index: EvidenceIndex, gloss: str, head: str) -> bool:
@@ -308,6 +320,10 @@ def _other_subject(text: str, name: str) -> bool:
     (禾's text 「𠂹象其穗」 describes its 𠂹 part, not 禾; 木 「下象其根」, 般 「象舟之旋」 and
     雲 「云象雲回轉形」 for 云 are about the part itself). Rule of the data review 12-04,
     round 4: Shuowen names the element a 象 clause depicts before the 象."""
+    first = _clauses(text)[:1]
+    if len(_clauses(text)) > 1 and len(first[0]) == 1 and first[0] not in _SUBJECT_OK \
+            and not (first[0] == name or same_component(first[0], name)):
+        return True  # 石 「囗，象形」, 田 「十，阡陌之制也」: a sentence on the part it names first
     for clause in _clauses(text):
         m = re.match(rf"^({_HAN}+?)象", clause)
         if m is None:
@@ -322,7 +338,10 @@ def _gloss_sentences(expl: str, head: str, readings) -> list[str]:
     """The sentences of a head's own text that may say what it is: no 凡…之屬 / 讀若 / 一曰
     sentence, no sound-gloss, no sentence about other forms; a sentence explaining a dropped
     sound-gloss keeps only its clauses without the pun word."""
-    sents = [s.rstrip("。；").strip() for s in re.split(r"[。；]", expl) if s.strip()]
+    # a sentence quoting a book or a scholar goes whole (弓 「《周禮》六弓：…；夾弓、庾弓…」 is
+    # one quotation cut by ；), and so does a scrap without a character (乏's closing 「”」)
+    whole = [s for s in expl.split("。") if re.search(_HAN, s) and not re.search(r"[《“]|曰：", s)]
+    sents = [s.rstrip("。；").strip() for s in re.split(r"[。；]", "。".join(whole)) if s.strip()]
     out, pun = [], None
     for k, s in enumerate(sents):
         if s.startswith(_NOT_EXPLANATION) or _BAD.search(s) or _FORMS_TALK.search(s) or s == "象形":

@@ -236,17 +236,23 @@ def strip_sound_gloss(gloss: str, heads: list[str], readings: Readings,
                             or (old_groups and len(sents) > 1 and old_rhyme_gloss(sents[0], h, readings, old_groups))
                             for h in heads):
         return gloss, []
-    dropped = [sents[0]]
-    word = _PUNCT.sub("", sents[0]).removesuffix("也")
+    return "。".join(rest_after_sound_gloss(sents, heads)), [sents[0]]
+
+
+def rest_after_sound_gloss(sents: list[str], heads: list[str]) -> list[str]:
+    """The sentences of a gloss (``sents``, split at 。) that may still define the head once
+    its first sentence is a sound-gloss. Where the next sentence explains the pun (it
+    holds the gloss word: 木 「冒也。冒地而生。東方之行」), follows a class word (淠 「水。出汝
+    南…」, 樗 「木也。以其皮裹松脂」, 能 「熊屬。足似鹿」) or is a note on the word (拓 「陳、宋
+    語」, 洒 「古文爲灑埽字」), what follows describes and does not define: only a sentence
+    naming the head (「…曰戶」, 「…謂之老」) stays; otherwise every further sentence (穀
+    「續也。百穀之緫名」 -> 百穀之緫名). Also used where Duan names the sound-gloss
+    (:func:`builder.qa.orim._keep_after_sound_gloss`; review of out-r10, seed 20261229 item 53)."""
+    word = _PUNCT.sub("", sents[0]).removesuffix("也") if sents else ""
     if len(sents) > 1 and (word and word in sents[1] or word in CLASS_WORDS or word.endswith("屬")
                            or _NOT_A_DEFINITION.search(sents[1])):
-        # a pun explained (夜 「舍也。天下休舍也」), a class word (淠 「水。出汝南…」, 樗 「木也。
-        # 以其皮裹松脂」, 能 「熊屬。足似鹿」), a note on the word (拓 「陳、宋語」, 洒 「古文爲
-        # 灑埽字」): what follows describes, it does not define
-        rest = [s for s in sents[1:] if any(f"曰{h}" in s or f"謂之{h}" in s for h in heads)]
-    else:
-        rest = sents[1:]
-    return "。".join(rest), dropped
+        return [s for s in sents[1:] if any(f"曰{h}" in s or f"謂之{h}" in s for h in heads)]
+    return sents[1:]
 
 
 def load_source_readings(sources_dir: Path | None, skips) -> Readings | None:

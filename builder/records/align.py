@@ -38,7 +38,14 @@ from builder.records.fidelity import record_provenance
 from builder.records.gather import Candidate, Corpus, _rank, _via, gather
 from builder.records.meaning import align_meaning
 from builder.records.reading_evidence import _UNIHAN_PINYIN, same_fanqie, unknown_if_read_alike, unstated_modern_phonetic
-from builder.records.own_form import chongwen_matches_ids, mmh_operand_parts, own_ids, seal_head_of_variant, strictly_shown
+from builder.records.own_form import (
+    chongwen_matches_ids,
+    mmh_operand_parts,
+    own_ids,
+    seal_head_of_variant,
+    seal_layout_unconfirmed,
+    strictly_shown,
+)
 from builder.records.structurize import IdsOption
 from builder.schema import Component, FidelityFlag, Formation, GlyphRecord, Grounded, Provenance, Reading, Variant
 from metrics.acce.labels import EARLY_FORM_SCRIPTS, FUNCTIONS, REGULAR_SCRIPTS
@@ -199,6 +206,11 @@ def align(character: str, script: str, corpus: Corpus) -> GlyphRecord:
         used += _align_formation(rec, cands, form_leaves, corpus)
         used += _align_components(rec, cands, chosen_ids, operands, form_leaves, corpus)
         unstated_modern_phonetic(rec, cands, _written_form(character, "篆书", corpus), corpus)
+        if script == "篆书" and (why := seal_layout_unconfirmed(rec, corpus)):
+            # the modern IDS layout stated of a seal drawing only where Shuowen confirms it
+            rec.flags.append(FidelityFlag(field="structure", value=rec.structure.value, reason=why,
+                                          source=rec.structure.provenance[0].source if rec.structure.provenance else None))
+            rec.structure = None
     used += align_meaning(rec, cands)
     used += _align_readings(rec, cands, corpus)
     _flag_contradictions(rec, cands, corpus)

@@ -182,3 +182,44 @@ def choose_definition(values: list[tuple[str, str]]) -> tuple[int, list[int]]:
         if _covers(s, sens[best]) and not _covers(sens[best], s):
             best = i
     return best, [i for i, s in enumerate(sens) if _covers(s, sens[best]) and _covers(sens[best], s)]
+
+
+# Modern layouts the seal writes otherwise: 辵 / 是 / 走 are a left column in the seal (題
+# ⿰ there, ⿺ today), ⿹ / ⿻ the clerical script's overlaps (the QA stage's
+# builder.qa.seal_layout applies the same rule to the questions)
+_SEAL_UNSURE = frozenset({"⿺", "⿹", "⿻"})
+_WALK_WRAPS = frozenset("辶⻌⻍辵廴")
+
+
+def seal_layout_unconfirmed(rec, corpus: Corpus) -> str | None:
+    """Why the modern layout in ``rec.structure`` of a 篆书 record is not the seal form's,
+    or None when it is confirmed. No source describes the seal's layout: the IDS sources
+    describe the modern character. Confirmed only where Shuowen agrees with what it arranges
+    (独体 for a head Shuowen calls 象形 / 指事 with no parts; else first-level operands that
+    are exactly the parts Shuowen or cjkvi-ids' Shuowen-based analysis name) and the layout is not one the seal writes otherwise (⿺ ⿹
+    ⿻, or a ⿱ whose upper part holds 辵 / 廴: 導 ⿱道寸, whose seal sets 寸 inside 辵).
+    弟 ⿱丷𢎨 splits the modern form; the seal is one winding graph 「从古字之象」 (review of
+    out-r10, seed 20261228 item 116)."""
+    s = rec.structure
+    if s is None:
+        return None
+    # cjkvi-ids' analysis column follows Shuowen's 重文 notes too (蛇 「它或从虫」: ⿰虫它 它聲)
+    sw = [c for c in rec.components if "shuowen" in c.agree
+          or any(p.source == "shuowen" or (p.rule or "").startswith("cjkvi-ids.analysis") for p in c.provenance)]
+    if s.value == "独体":
+        f = rec.formation
+        pictograph = f is not None and f.value.label in ("象形", "指事") and any(p.source == "shuowen" for p in f.provenance)
+        return None if (pictograph and not rec.components) or (len(sw) == 1 == len(rec.components)) \
+            else "no Shuowen analysis confirms the seal form is a single graph"
+    if s.value in _SEAL_UNSURE:
+        return f"the seal does not write the modern layout {s.value}"
+    try:
+        ops = [o.text for o in first_level(rec.ids.value)] if rec.ids else []
+    except IDSError:
+        ops = []
+    if not ops or len(ops) != len(sw) or len(sw) != len(rec.components) \
+            or not all(any(same_component(o, c.name, variants=corpus.variants) for c in sw) for o in ops):
+        return "Shuowen's parts are not the modern layout's operands"
+    if s.value == "⿱" and any(ch in _WALK_WRAPS for ch in ops[0] + "".join(_leaves_of(ops[0], corpus))):
+        return "the seal's 辵 / 廴 encloses the lower part"
+    return None

@@ -184,6 +184,8 @@ def _run_parts(run: str) -> list[tuple[str, bool]]:
         c = chars[i]
         nxt = chars[i + 1] if i + 1 < len(chars) else None
         pair = "".join(chars[i:i + 2])
+        if pair == "古字" and chars[i + 2:i + 3] == ["之"]:
+            break  # 弟 「从古字之象」: the shape of the ancient graph, as 民 「从古文之象」; no 古, 字
         if pair in FORM_PREFIXES:
             if i + 2 < len(chars) and cjk(chars[i + 2]):
                 i += 2
