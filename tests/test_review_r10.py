@@ -13,7 +13,7 @@ from builder.qa.facts import BENCH
 from builder.qa.part_glosses import own_gloss
 from qa_fixtures import character_corpus, review_facts, review_index
 
-CHARS = "士人弓田石走彳乏二辰又木穀柞眥眦此目導道寸江水工弟民旁方吉口"
+CHARS = "士人弓田石走彳乏二辰又木穀柞眥眦此目導道寸江水工弟民旁方吉口躳身呂吕尾毛尸"
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +113,19 @@ def test_an_early_form_evoi_question_does_not_say_from_the_seal_on():
     for k in range(len(EVOI_DOCUMENTED)):
         zh, _ = question("EVOI", k, "甲骨文")
         assert "以来" not in zh and "以后" not in zh, zh
+
+
+def test_a_regular_script_image_keeps_the_part_in_either_glyph_convention(recs):
+    # 躳: 「今字形沿用了「身」、「呂」（写作「吕」）」 on a TW-Sung image drawing 呂 (seed 20261228 item 6)
+    said = [s.zh for s in review_facts(recs, "躳_楷书").evolution.statements]
+    assert any("沿用了「身」、「呂」" in s for s in said) and not any("吕" in s for s in said), said
+    jiang = [s.zh for s in review_facts(recs, "江_楷书").evolution.statements]
+    assert any("（写作「氵」）" in s for s in jiang), jiang  # a position form is still said
+
+
+def test_a_part_the_seal_draws_inverted_is_not_typed_kept(recs):
+    # 尾 「从到毛在尸後」: 毛 was typed 保留 (seed 20261228 item 67)
+    from builder.qa.facts import DATASET
+    f = review_facts(recs, "尾_楷书", DATASET)
+    types = {c.name: c.evolution_type for c in f.components}
+    assert types.get("毛") is None and types.get("尸") == "保留", types
