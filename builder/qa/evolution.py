@@ -350,9 +350,7 @@ def _type_simplified(ctx: _Ctx, comp: Component) -> bool:
 def _type_against_seal(ctx: _Ctx, comp: Component, s: _Seal) -> None:
     """保留 / 简化 (省) / 讹变 of a modern component that continues seal component ``s``."""
     if any(re.search(f"[到倒反]{re.escape(s.name)}", p.span or "") for p in s.provenance):
-        # the seal draws the part turned over or reversed (尾 「从到毛」): the modern upright
-        # form is no 保留, and no source says what it became (review of out-r10, seed 20261228 item 67)
-        return
+        return  # the seal draws it turned over (尾 「从到毛」): no 保留, no source says what it became
     written = written_as(ctx.record, comp.name) if _describes_modern(ctx.record) else None
     now = comp.name if not alias_equal(s.name, comp.name) else (
         written[0] if written and not alias_equal(written[0], comp.name) else None)
@@ -515,8 +513,7 @@ def _resolve(ctx: _Ctx) -> None:
         bits_zh, bits_en = [], []
         for seal_name, mod_name in retained:
             w = written_as(ctx.record, mod_name)
-            # a regular-script (traditional) image is drawn in either glyph convention: 躳's
-            # 呂 is 吕 only in a mainland font (review of out-r10, seed 20261228 item 6)
+            # a regular-script image is drawn in either glyph convention (躳's 呂 is 吕 in mainland fonts only)
             if w is not None and not (ctx.record.script == "楷书" and _is_simplified_form(w[0], seal_name)):
                 mod_name = w[0]
             if seal_name == mod_name:
