@@ -42,3 +42,17 @@ def test_a_missing_source_cache_is_one_line_not_a_traceback(tmp_path):
     assert res.exit_code == 2, res.output
     assert "jiezi build: --sources: source cache" in res.output and "does not exist" in res.output
     assert "Traceback" not in res.output and len(res.output.splitlines()) <= 3, res.output
+
+
+def test_a_missing_local_folder_is_not_asked_of_the_hub(tmp_path, monkeypatch):
+    # fresh-user trial of 019cd92: a mistyped `out/...` path waited 25 s through Hub retries
+    import pytest as _pytest
+
+    from hub.read import load_hub_layout, looks_local
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    assert looks_local("out/jiezi-bench") and looks_local("./x") and looks_local("/abs/x") and looks_local("a/b/c")
+    assert not looks_local("jiezi/bench")  # an owner/name whose owner is no local folder stays a repo id
+    with _pytest.raises(FileNotFoundError, match="no such folder"):
+        load_hub_layout("out/jiezi-bench", "L1", "test")
