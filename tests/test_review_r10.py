@@ -129,3 +129,44 @@ def test_a_part_the_seal_draws_inverted_is_not_typed_kept(recs):
     f = review_facts(recs, "尾_楷书", DATASET)
     types = {c.name: c.evolution_type for c in f.components}
     assert types.get("毛") is None and types.get("尸") == "保留", types
+
+
+# --- review of out-r12 (seeds 20261230, 20261231) -----------------------------------------------
+
+def test_an_editors_note_is_not_quoted_as_shuowen():
+    # 宷 「…从宀从釆。徐锴曰：“宀，覆也。釆，别也…”」: 「釆，别也」 is 徐鍇's (seed 20261230 item 3)
+    from builder.qa.evidence import parse_shuowen_raw, xu_text
+    assert xu_text("悉也。知宷諦也。从宀从釆。徐锴曰：“宀，覆也。釆，别也。”") == "悉也。知宷諦也。从宀从釆。"
+    assert "別" not in parse_shuowen_raw("字頭\t宷\n說解\t悉也。从宀从釆。徐鍇曰：“釆，別也。”")["explanation"]
+
+
+def test_a_five_phases_colour_is_no_component_gloss(recs):
+    _, index = recs
+    assert _gloss(index, "白") is None  # 「西方色也」 (seed 20261231 item 50)
+
+
+def test_duan_reading_other_words_is_no_confirmation(sources_dir, tmp_path):
+    # 嘵: Xu 「懼也」, Duan's text 「懼聲也」 was cited as confirming (seed 20261231 item 34)
+    from builder.qa.orim import _reads_otherwise
+    assert _reads_otherwise("懼聲也。", "懼也", "嘵")
+    assert not _reads_otherwise("水厓、人所賔附也。", "水厓。人所賓附", "瀕")  # a variant character
+    assert not _reads_otherwise("柞木也。", "木也", "柞")  # the repeated head (複舉字)
+    recs = review_index(sources_dir, tmp_path / "records", "嘵悔")
+    f = review_facts(recs, "嘵_楷书")
+    assert f.orim[0] == "懼聲" and f.orim[3] == "duan", f.orim
+    from builder.qa.facts import DATASET
+    g = review_facts(recs, "悔_楷书", DATASET)  # 「恨」 rested on Duan's 複舉字 note the dataset does not cite
+    assert g.orim is None or g.orim[0] != "恨", g.orim
+
+
+def test_an_ancient_form_record_has_no_modern_english_definition(corpus_r12):
+    from builder.records.align import align
+    bian = align("苄", "篆书", corpus_r12)  # Commons' seal 苄 draws 說文's 芐 「地黃」, not "benzyl" (item 115)
+    assert bian.definition_en is None and not bian.components and bian.formation is None
+    assert align("無", "甲骨文", corpus_r12).definition_en is None  # the oracle form writes 舞 (item 105)
+    assert align("無", "楷书", corpus_r12).definition_en is not None
+
+
+@pytest.fixture(scope="module")
+def corpus_r12(sources_dir):
+    return character_corpus(sources_dir, "苄無艸下卞")

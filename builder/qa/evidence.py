@@ -151,15 +151,27 @@ class EvidenceIndex:
         return self.shuowen.get(f"shuowen:{entry_id}", {})
 
 
+_EDITORS = re.compile(r"徐[鍇锴]曰|臣[鉉铉]等?[曰案按]")
+
+
+def xu_text(explanation: str) -> str:
+    """許慎's own text of a 大徐本 explanation: the editors' notes appended to it (徐鍇曰：“…”,
+    臣鉉等曰 / 案) cut off. Their sentences are no Shuowen words (宷's 「釆，别也」 is 徐鍇's,
+    quoted as 《说文》 in review of out-r12, seed 20261230 item 3)."""
+    m = _EDITORS.search(explanation)
+    return explanation[:m.start()].rstrip() if m else explanation
+
+
 def parse_shuowen_raw(text: str) -> dict:
     """A Shuowen entry's raw text -> ``{"wordhead", "explanation", "variants": [{"wordhead",
     "explanation"}]}``. Reads the records' line format (``字頭\t江`` / ``說解\t...`` /
-    ``重文\t<form>\t<text>``, builder/sources/adapters/shuowen.py) and the upstream JSON."""
+    ``重文\t<form>\t<text>``, builder/sources/adapters/shuowen.py) and the upstream JSON. The
+    explanation is Xu's text only (:func:`xu_text`)."""
     text = text or ""
     if text.lstrip().startswith("{"):
         try:
             obj = json.loads(text)
-            return {"wordhead": obj.get("wordhead", ""), "explanation": obj.get("explanation", ""),
+            return {"wordhead": obj.get("wordhead", ""), "explanation": xu_text(obj.get("explanation", "")),
                     "variants": [{"wordhead": v.get("wordhead", ""), "explanation": v.get("explanation", "")}
                                  for v in obj.get("variants") or []],
                     "duan": [f"{d.get('explanation', '')}\t{d.get('note', '')}" for d in obj.get("duan_notes") or []]}
@@ -171,7 +183,7 @@ def parse_shuowen_raw(text: str) -> dict:
         if label == "字頭":
             out["wordhead"] = rest.strip()
         elif label == "說解":
-            out["explanation"] = rest.strip()
+            out["explanation"] = xu_text(rest.strip())
         elif label == "重文":
             form, _, expl = rest.partition("\t")
             out["variants"].append({"wordhead": form.strip(), "explanation": expl.strip()})

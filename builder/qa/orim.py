@@ -17,6 +17,7 @@ A class gloss keeps what it says (楊 「木也」 is a tree name: 「木名」,
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from builder.qa import soundgloss
@@ -108,10 +109,30 @@ def duan_reading(record: GlyphRecord, gloss: str, index: EvidenceIndex
         quote, note = hit
         prov = Provenance(source="duan", entry_id=entry_id, span=quote, rule="qa.orim.duan_confirms")
         verdict = _duan_verdict(quote, note, head, gloss)
+        if verdict is None and _reads_otherwise(quote, gloss, record.character):
+            verdict = quote.split("。")[0].removesuffix("也")  # 嘵: Xu 「懼也」, Duan's text 「懼聲也」 (seed 20261231 item 34)
         if verdict is None:
             return "confirms", prov, None
         return "emends", prov.model_copy(update={"rule": "qa.orim.duan_edition"}), verdict or None
     return None
+
+
+def _reads_otherwise(quote: str, gloss: str, head: str) -> bool:
+    """Whether Duan's text of the gloss adds words Xu's lacks (嘵 「懼聲也」 against 「懼也」): his
+    edition then reads otherwise, whatever his note says, and quoting it is no confirmation of
+    Xu's words. Aligned character by character against the whole gloss (he often quotes two of
+    Xu's sentences as one), so that neither a variant character (瀕 賔 / 賓) nor a sentence he
+    leaves for a later quotation counts; nor does a repeated head (複舉字: 柞 「柞木也」 against
+    「木也」) or a quotation with the data's editorial marks (「冢{冡}而前」)."""
+    if re.search(r"[{}<>\[\]]", quote) or quote.startswith(("从", "從")):
+        return False  # the marks, or the analysis 「從木。昜聲」 (楊, whose gloss Duan replaced)
+    mine, his = _bare(gloss), _bare(quote.split("。")[0])
+    if not mine or not his:
+        return False
+    ops = difflib.SequenceMatcher(None, mine, his, autojunk=False).get_opcodes()
+    added = "".join(his[j1:j2] for op, i1, i2, j1, j2 in ops
+                    if op == "insert" or (op == "replace" and j2 - j1 > i2 - i1))
+    return bool(added) and added != head
 
 
 _APPLIED = re.compile(r"今補|今正|今依.{0,12}[正補刪訂]|今刪|今訂")
@@ -278,7 +299,8 @@ def orim_facts(c, f: Facts) -> None:
         srcs = {p.source for p in om.provenance}
         if not _LATIN.search(om.value) and srcs & (c.allowed | c.gap):
             provs = [p for p in om.provenance if p.source in c.allowed | c.gap]
-            f.orim = (om.value, f"Shuowen gloss: {om.value}" if "shuowen" in srcs else om.value,
+            value = _xu_words(om.value, provs) if "duan" not in c.allowed else om.value
+            f.orim = (value, f"Shuowen gloss: {value}" if "shuowen" in srcs else value,
                       provs, "shuowen" if "shuowen" in srcs else "gloss")
     _proper(c, f)
     _not_original(c, f)
@@ -289,6 +311,14 @@ def orim_facts(c, f: Facts) -> None:
     # decline. The record's English definition still appears in the record and the Space.
     if f.orim is None:
         f.missing.setdefault("ORIM", "no-original-meaning")
+
+
+def _xu_words(value: str, provs) -> str:
+    """The gloss in Xu's own words where the record took out a head Duan calls a 複舉字 (悔
+    「悔恨也」 -> 「恨」): a profile that may not cite Duan (the dataset) quotes Xu's text (review
+    of out-r12, seed 20261230 item 66: 「恨」 matched no source it showed)."""
+    span = next((p.span for p in provs if p.rule == "shuowen.gloss.duan_repeated_head"), None)
+    return span.split("。")[0].removesuffix("也") if span else value
 
 
 def _bench_orim(c, f: Facts, om) -> None:

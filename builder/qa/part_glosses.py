@@ -224,11 +224,12 @@ def _head_of(index: EvidenceIndex, name: str) -> str | None:
 
 _FORMS_TALK = re.compile(r"古文|籒文|籀文|篆文|奇字|如此|之屬|[東西南北中]方之行|^.者|[說説]$"
                          r"|[陰陽][气氣]|[一二三四五六七八九十]+月|曰|“|[()（）]"
-                         r"|《|數始|之[數𢿙]|[陰陽][數𢿙]|天.{0,2}地|萬物|五行")
+                         r"|《|數始|之[數𢿙]|[陰陽][數𢿙]|天.{0,2}地|萬物|五行|方色|[陰陽]用事")
 # 子 「十一月，陽气動」 is the calendar sign, not a child; a quoted scholar (李陽冰曰), a quoted
 # book (弓 「《周禮》六弓…」) or an editor's bracket is no gloss; nor is numerology or
 # cosmology (士 「數始於一，終於十」, 二 「地之數也」, 人 「天地之性最貴者也」, 大 「天大，地大，
-# 人亦大」, 山 「生萬物，有石而高」: review of out-r10, seed 20261228 item 36; seed 20261226 item 94)
+# 人亦大」, 山 「生萬物，有石而高」, 白 「西方色也」: review of out-r10, seed 20261228 item 36; seed
+# 20261226 item 94; out-r12, seed 20261231 item 50)
 # The ten stems and twelve branches: Shuowen glosses each by its place in the calendar and the
 # 陰陽 cycle (辰 「房星，天時也」, 己 「中宮也」, 戌 「滅也」), never by what the graph is
 STEMS_BRANCHES = frozenset("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥")

@@ -303,7 +303,7 @@ def _align_formation(rec: GlyphRecord, cands: dict[str, list[Candidate]], form_l
     if not fvals:
         return []
     src, agree, dis = _vote({s: v[0] for s, v in fvals.items()}, formation_compatible)
-    if agree == ["makemeahanzi"] and rec.script == "篆书" and any(c.via is None for c in cands.get("shuowen", [])):
+    if agree == ["makemeahanzi"] and rec.script == "篆书":
         return []  # the modern form's class, not the seal's (as for the components)
     value = fvals[src][0].model_copy()
     if agree == ["makemeahanzi"] and value.label != "形声":
@@ -376,7 +376,7 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
     partial source, never gives the list), each component checked against the other
     analyses and placed in reading order; with no analysis, the IDS operands (each a character) without
     functions (not for 象形 / 指事: a pictograph's strokes are no components). A seal
-    record whose form Shuowen lists takes no list from makemeahanzi, which analyses the
+    record takes no list from makemeahanzi (whether or not Shuowen lists its form), which analyses the
     modern form (麵-seal drew 麪 「从麥丏聲」; makemeahanzi's 麵 has 麥 as its phonetic).
     Returns the candidates used."""
     ids_list = own_ids(cands)
@@ -389,8 +389,10 @@ def _align_components(rec: GlyphRecord, cands: dict[str, list[Candidate]], chose
                     comp_sets.append((s, c, comps))
                     break
     comp_sets.sort(key=lambda t: (t[0] in PARTIAL_COMPONENT_SOURCES, t[1].via is not None, _rank(t[0])))
-    seal = rec.script == "篆书" and any(c.via is None for c in cands.get("shuowen", []))
-    if seal and comp_sets and comp_sets[0][0] == "makemeahanzi":
+    # makemeahanzi analyses the modern form: a seal drawing Shuowen does not list under this
+    # code point gets nothing from it either (苄-seal draws 芐 「地黃」 艸 + 下, makemeahanzi's
+    # 苄 biàn has 卞: review of out-r12, seed 20261231 item 115)
+    if rec.script == "篆书" and comp_sets and comp_sets[0][0] == "makemeahanzi":
         return []
     if comp_sets and comp_sets[0][0] not in PARTIAL_COMPONENT_SOURCES:
         drawn = ids_list if rec.script in REGULAR_SCRIPTS else []

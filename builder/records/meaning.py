@@ -10,6 +10,7 @@ from builder.records.fidelity import norm_text
 from builder.records.gather import Candidate, _rank, _via
 from builder.records.own_form import choose_definition
 from builder.schema import GlyphRecord, Grounded
+from metrics.acce.labels import MODERN_SCRIPTS
 
 
 def _first(cands: list[Candidate], attr: str) -> Candidate | None:
@@ -80,7 +81,7 @@ def _restore_repeated_head(gl: list[tuple[str, Candidate]]) -> list[tuple[str, C
 
 def align_meaning(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[Candidate]:
     """``rec.original_meaning`` (the best-ranked gloss, with the sources whose gloss
-    agrees), ``rec.definition_en`` (Unihan's, or makemeahanzi's where it states more senses:
+    agrees), ``rec.definition_en`` (a record of a modern script only: Unihan's, or makemeahanzi's where it states more senses:
     :func:`builder.records.own_form.choose_definition`) and ``rec.senses``
     (Shuowen). Returns the candidates used."""
     used: list[Candidate] = []
@@ -97,7 +98,10 @@ def align_meaning(rec: GlyphRecord, cands: dict[str, list[Candidate]]) -> list[C
             agree=agree, disagree={s: clean[s] for s, c in gl if s not in agree})
         used += [c for _, c in gl]
     de = []
-    for s in ("unihan", "makemeahanzi"):
+    # a modern dictionary's English senses are the modern word's: none on an ancient form's
+    # record (苄-seal is 說文's 「地黃也」, not Unihan's "benzyl"; 無-oracle writes 舞: review of
+    # out-r12, seeds 20261230 item 105 and 20261231 item 115)
+    for s in ("unihan", "makemeahanzi") if rec.script in MODERN_SCRIPTS else ():
         c = _first([x for x in cands.get(s, []) if x.via is None], "definition_en") or _first(cands.get(s, []), "definition_en")
         if c:
             de.append((s, c))
