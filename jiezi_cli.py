@@ -58,6 +58,14 @@ def _exits_on_cli_error(callback, command: str):
         except CLIError as exc:
             typer.echo(f"{command}: {exc}", err=True)
             raise typer.Exit(exc.exit_status) from exc
+        except (FileExistsError, NotADirectoryError, IsADirectoryError) as exc:
+            if exc.filename is None:
+                raise
+            # an output folder given as an existing file, or the reverse (fresh-user trial of
+            # c4a44a5: `jiezi eval/build --output FILE` printed a traceback)
+            typer.echo(f"{command}: {exc.filename}: {exc.strerror} (a folder path was expected where a file is, "
+                       "or the reverse)", err=True)
+            raise typer.Exit(CLIError.exit_status) from exc
 
     return run
 

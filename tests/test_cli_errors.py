@@ -56,3 +56,11 @@ def test_a_missing_local_folder_is_not_asked_of_the_hub(tmp_path, monkeypatch):
     assert not looks_local("jiezi/bench")  # an owner/name whose owner is no local folder stays a repo id
     with _pytest.raises(FileNotFoundError, match="no such folder"):
         load_hub_layout("out/jiezi-bench", "L1", "test")
+
+
+def test_an_output_folder_that_is_a_file_is_one_line(tmp_path):
+    # fresh-user trial of c4a44a5: FileExistsError / NotADirectoryError tracebacks
+    f = tmp_path / "afile"
+    f.write_text("x")
+    res = CliRunner().invoke(app, ["lmms-tasks", "--output", str(f)])
+    assert res.exit_code == 2 and "Not a directory" in res.output and "Traceback" not in res.output, res.output
