@@ -50,6 +50,8 @@ def load_hub_layout(path_or_id: str | Path, config: str, split: str, *, revision
     if folder.is_dir():
         files = local_data_files(folder, config, split)
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
+    if folder.exists():
+        raise FileNotFoundError(f"{path_or_id}: a file, not a Hub-layout folder")
     if looks_local(str(path_or_id)):
         raise FileNotFoundError(f"{path_or_id}: no such folder (a Hub repo id is owner/name)")
     return datasets.load_dataset(str(path_or_id), config, split=split, revision=revision)
