@@ -78,3 +78,13 @@ def test_a_backend_added_with_one_registry_line_runs_in_jiezi_eval(hub, tmp_path
     monkeypatch.setattr(FixedAnswerBackend, "prompted", False)
     with pytest.raises(RunError, match="--strategy and --paraphrases apply to openai: and hf: models"):
         evaluate(EvalOptions(model="fixed:x", bench=str(hub["bench"]), output=tmp_path / "r2", strategy="icl"))
+
+
+def test_an_hf_model_path_that_is_no_folder_is_a_spec_error(tmp_path):
+    # fresh-user trial of c4a44a5: `--model hf:/tmp/nomodel` gave a traceback in `jiezi eval`
+    from harness.eval.backends.base import BackendOptions
+    from harness.eval.backends.hf import HFBackend
+
+    spec = parse_model_spec(f"hf:{tmp_path / 'nomodel'}")
+    with pytest.raises(ModelSpecError, match="no such model folder"):
+        HFBackend.create(spec, BackendOptions())

@@ -49,7 +49,15 @@ class HFBackend(Backend):
 
     @classmethod
     def create(cls, spec: ModelSpec, options: BackendOptions) -> "HFBackend":
-        """Load the model with ``options``' device, dtype, batch size (default 8) and length."""
+        """Load the model with ``options``' device, dtype, batch size (default 8) and length.
+        Raises :class:`ModelSpecError` for a local path that is no folder (fresh-user trial of
+        c4a44a5: a traceback in eval, "Repo id must be in the form…" in explain)."""
+        from pathlib import Path
+
+        from hub.read import looks_local
+
+        if looks_local(spec.name) and not Path(spec.name).expanduser().is_dir():
+            raise ModelSpecError(f"--model {spec}: no such model folder {spec.name!r} (a Hub model id is owner/name)")
         return cls(spec, device=options.device, dtype=options.dtype, batch_size=options.batch_size or 8,
                    max_new_tokens=options.max_new_tokens, thinking=options.thinking,
                    thinking_budget=options.thinking_budget)
