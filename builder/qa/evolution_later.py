@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import typing
 
+from builder.ids import IDSError, leaves
 from builder.qa.component_names import abbreviated_parts, same_component
 from builder.qa.evidence import _HAN, EvidenceIndex
 from builder.qa.narrative import Statement
@@ -134,7 +135,6 @@ def _rearranged(ctx: _Ctx, form: str) -> bool:
     placed otherwise (眥 ⿱此目 -> 眦 ⿰目此): the 通用规范汉字表 chose one of two variants,
     which no 简化字 table simplified (review of out-r10, seed 20261229 item 46). Compares
     the leaves of the records' IDS (``record.ids``); False where either has none."""
-    from builder.ids import IDSError, leaves
 
     def parts(ch: str) -> list[str] | None:
         for rec in ctx.index.records(ch):

@@ -321,11 +321,12 @@ def _other_subject(text: str, name: str) -> bool:
     (禾's text 「𠂹象其穗」 describes its 𠂹 part, not 禾; 木 「下象其根」, 般 「象舟之旋」 and
     雲 「云象雲回轉形」 for 云 are about the part itself). Rule of the data review 12-04,
     round 4: Shuowen names the element a 象 clause depicts before the 象."""
-    first = _clauses(text)[:1]
-    if len(_clauses(text)) > 1 and len(first[0]) == 1 and first[0] not in _SUBJECT_OK \
-            and not (first[0] == name or same_component(first[0], name)):
+    clauses = _clauses(text)
+    first = clauses[0] if clauses else ""
+    if len(clauses) > 1 and len(first) == 1 and first not in _SUBJECT_OK \
+            and not (first == name or same_component(first, name)):
         return True  # 石 「囗，象形」, 田 「十，阡陌之制也」: a sentence on the part it names first
-    for clause in _clauses(text):
+    for clause in clauses:
         m = re.match(rf"^({_HAN}+?)象", clause)
         if m is None:
             continue

@@ -12,6 +12,7 @@ from builder.ids import IDSError
 from builder.ids import first_level as ids_first_level
 from builder.qa.component_names import ids_operands, same_component
 from builder.qa.evidence import EvidenceIndex
+from builder.records.own_form import SEAL_UNSURE_LAYOUTS, walk_radical_in
 from builder.schema import GlyphRecord
 
 
@@ -34,14 +35,7 @@ def layout_matches_shuowen(record: GlyphRecord) -> bool:
     return all(any(same_component(o, c.name) for c in sw) for o in ops)
 
 
-# Modern layouts a seal form does not keep: the seal writes 辵, 是, 走 as a left column
-# beside the other part (題 is ⿰ in the seal, ⿺ today: data review 12-04), and ⿹ / ⿻
-# are the clerical script's overlaps; no source here gives the seal's own layout for them.
-SEAL_UNSURE_LAYOUTS = frozenset({"⿺", "⿹", "⿻"})
 SEAL_LAYOUT_REASON = "seal-form:modern-layout-not-the-seal's"
-
-
-_WALK_WRAPS = frozenset("辶⻌⻍辵廴")
 
 
 def _wrap_above(record: GlyphRecord, index: EvidenceIndex) -> bool:
@@ -55,12 +49,12 @@ def _wrap_above(record: GlyphRecord, index: EvidenceIndex) -> bool:
         top = ids_first_level(record.ids.value)[0].text
     except (IDSError, IndexError):
         return False
-    own = [r.ids.value for r in index.records(top) if r.ids is not None] if len(top) == 1 else [top]
-    return any(ch in _WALK_WRAPS for ids in [top, *own] for ch in ids)
+    own = [r.ids.value for r in index.records(top) if r.ids is not None] if len(top) == 1 else []
+    return walk_radical_in(top, own)
 
 
 def seal_layout_unsure(record: GlyphRecord, layout: str, index: EvidenceIndex) -> bool:
     """Whether the modern ``layout`` of ``record`` may not be its seal form's: one of
-    :data:`SEAL_UNSURE_LAYOUTS`, or a ⿱ whose upper part is written with 辵 / 廴
+    :data:`builder.records.own_form.SEAL_UNSURE_LAYOUTS`, or a ⿱ whose upper part is written with 辵 / 廴
     (:func:`_wrap_above`)."""
     return layout in SEAL_UNSURE_LAYOUTS or _wrap_above(record, index)

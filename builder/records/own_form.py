@@ -185,10 +185,17 @@ def choose_definition(values: list[tuple[str, str]]) -> tuple[int, list[int]]:
 
 
 # Modern layouts the seal writes otherwise: 辵 / 是 / 走 are a left column in the seal (題
-# ⿰ there, ⿺ today), ⿹ / ⿻ the clerical script's overlaps (the QA stage's
-# builder.qa.seal_layout applies the same rule to the questions)
-_SEAL_UNSURE = frozenset({"⿺", "⿹", "⿻"})
+# ⿰ there, ⿺ today), ⿹ / ⿻ the clerical script's overlaps; no source here gives the seal's
+# own layout for them (builder.qa.seal_layout applies the same rules to the questions)
+SEAL_UNSURE_LAYOUTS = frozenset({"⿺", "⿹", "⿻"})
 _WALK_WRAPS = frozenset("辶⻌⻍辵廴")
+
+
+def walk_radical_in(part: str, part_ids: list[str]) -> bool:
+    """Whether ``part`` (an IDS operand) is written with 辵 / 廴, itself or in one of its own
+    IDSs ``part_ids`` (道 ⿺辶首): as the upper part of a ⿱, the seal's 辵 then encloses the
+    lower part too (導: 寸 sits inside it)."""
+    return any(ch in _WALK_WRAPS for ids in [part, *part_ids] for ch in ids)
 
 
 def seal_layout_unconfirmed(rec, corpus: Corpus) -> str | None:
@@ -211,7 +218,7 @@ def seal_layout_unconfirmed(rec, corpus: Corpus) -> str | None:
         pictograph = f is not None and f.value.label in ("象形", "指事") and any(p.source == "shuowen" for p in f.provenance)
         return None if (pictograph and not rec.components) or (len(sw) == 1 == len(rec.components)) \
             else "no Shuowen analysis confirms the seal form is a single graph"
-    if s.value in _SEAL_UNSURE:
+    if s.value in SEAL_UNSURE_LAYOUTS:
         return f"the seal does not write the modern layout {s.value}"
     try:
         ops = [o.text for o in first_level(rec.ids.value)] if rec.ids else []
@@ -220,6 +227,6 @@ def seal_layout_unconfirmed(rec, corpus: Corpus) -> str | None:
     if not ops or len(ops) != len(sw) or len(sw) != len(rec.components) \
             or not all(any(same_component(o, c.name, variants=corpus.variants) for c in sw) for o in ops):
         return "Shuowen's parts are not the modern layout's operands"
-    if s.value == "⿱" and any(ch in _WALK_WRAPS for ch in ops[0] + "".join(_leaves_of(ops[0], corpus))):
+    if s.value == "⿱" and walk_radical_in(ops[0], _leaves_of(ops[0], corpus)):
         return "the seal's 辵 / 廴 encloses the lower part"
     return None

@@ -3,8 +3,18 @@ chat template), batched, greedy; device auto: cuda, then npu (torch_npu), then c
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.eval import thinking as thinking_setting
-from harness.eval.backends.base import Backend, BackendOptions, ModelSpec, ModelSpecError, Request, accepted_forms
+from harness.eval.backends.base import (
+    Backend,
+    BackendOptions,
+    ModelSpec,
+    ModelSpecError,
+    Request,
+    accepted_forms,
+)
+from hub.read import looks_local
 
 
 def auto_device() -> str:
@@ -52,10 +62,6 @@ class HFBackend(Backend):
         """Load the model with ``options``' device, dtype, batch size (default 8) and length.
         Raises :class:`ModelSpecError` for a local path that is no folder (fresh-user trial of
         c4a44a5: a traceback in eval, "Repo id must be in the form…" in explain)."""
-        from pathlib import Path
-
-        from hub.read import looks_local
-
         if looks_local(spec.name) and not Path(spec.name).expanduser().is_dir():
             raise ModelSpecError(f"--model {spec}: no such model folder {spec.name!r} (a Hub model id is owner/name)")
         return cls(spec, device=options.device, dtype=options.dtype, batch_size=options.batch_size or 8,
