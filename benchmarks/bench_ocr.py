@@ -10,6 +10,7 @@ Usage:
   .venv/bin/python benchmarks/bench_ocr.py --designs
   .venv/bin/python benchmarks/bench_ocr.py --risk-coverage RUN [--bench ...]
   .venv/bin/python benchmarks/bench_ocr.py --script-rule [--gallery ...] [--cache-dir DIR]
+  .venv/bin/python benchmarks/bench_ocr.py --template-embedders [--gallery ...] [--cache-dir DIR]
 
 Default mode, pinned to ``--cores`` CPUs (the target machine has 2):
 
@@ -43,6 +44,12 @@ is the decided character, on 400 held-out gallery glyphs per script (seed 1; nev
 bench) given their right character, in the seen and unseen-pair conditions: how often the
 neighbours' vote (the rule) and the character's own nearest images' vote (the rule before)
 name the glyph's script.
+``--template-embedders``: the template reader's nearest character (top-1, top-5) on the
+regular-script and simplified held-out gallery glyphs of the fusion's calibration sample
+(1,000 per script, original images, never the bench), the templates compared by the
+gallery's HOG and by the recogniser's own features, split by whether PP-OCR's dictionary
+holds the character: why :func:`harness.baselines.fusion_fit.default_templates` uses the
+recogniser's features.
 """
 
 from __future__ import annotations
@@ -108,9 +115,9 @@ def fused_speed(bench: str, gallery: str, cache_dir: Path | None) -> None:
     images, _ = _bench_images(bench)
     g = fb.gallery
     if fb.templates is not None:
-        q = g.embedder.embed(images)
+        readings = fb.read(images)
         t = time.perf_counter()
-        fb.templates.read(q)
+        fb.template_readings(g.embedder.embed(images), readings)
         print(f"template reader ({fb.templates.describe()['characters']:,} characters, "
               f"{fb.templates.describe()['templates']:,} templates): {1000 * (time.perf_counter() - t) / len(images):.1f} "
               f"ms/glyph batched")
@@ -291,15 +298,12 @@ def fusion_models(gallery: str, cache_dir: Path | None) -> None:
     from sklearn.linear_model import LogisticRegression
 
     from harness.baselines.fusion import FusedBaseline, fit_candidates
-    from harness.baselines.fusion_fit import fusion_samples
+    from harness.baselines.fusion_fit import default_templates, fusion_samples
     from harness.baselines.ocr import GlyphReader
-    from harness.baselines.templates import TemplateReader, template_faces
     from harness.baselines.retrieval import build_baseline
 
     rb = build_baseline(gallery, cache_dir=cache_dir, progress=False)
-    faces = template_faces()
-    fb = FusedBaseline(rb, GlyphReader(), templates=TemplateReader(rb.gallery.embedder, faces, rb.gallery.cache_dir)
-                       if faces else None)
+    fb = FusedBaseline(rb, GlyphReader(), templates=default_templates(rb.gallery.cache_dir))
     d = fusion_samples(fb)
     x, y, g = d["x"], d["y"], d["group"]
     glyph = np.asarray(d["glyph"])
@@ -324,6 +328,45 @@ def fusion_models(gallery: str, cache_dir: Path | None) -> None:
         for (script, cond), (m, right, answered, strict) in sorted(cells.items()):
             print(f"  {script:4} {cond:17} n {m:4}  top-1 {100 * right / m:5.1f}  answered {100 * answered / m:5.1f}"
                   f"  strict {100 * strict / m:5.1f}")
+
+
+def template_embedders(gallery: str, cache_dir: Path | None, per_script: int = 1000) -> None:
+    """The template reader's nearest character on held-out gallery glyphs of the modern
+    scripts (the fusion's calibration glyphs: original images, 楷书 and 简体), compared by
+    the gallery's HOG and by the recogniser's own features, top-1 and top-5, split by
+    whether PP-OCR's dictionary holds the character."""
+    from collections import Counter
+
+    from harness.baselines.calibration import calibration_rows
+    from harness.baselines.fusion_fit import build_fused
+    from harness.baselines.ocr import RecogniserEmbedder
+    from harness.baselines.templates import TemplateReader, template_cache_dir, template_faces
+    from metrics.acce.variants import same_character
+
+    fb = build_fused(gallery, cache_dir=cache_dir, progress=False)
+    g, faces = fb.gallery, template_faces()
+    if not faces:
+        print("template embedders: no template font installed")
+        return
+    origins = g.image_origins()
+    original = np.asarray([not origins.get(i, (i, False))[1] for i in g.ids], bool)
+    rows = [int(r) for r in calibration_rows(g, per_script, 0, eligible=original) if g.scripts[int(r)] in ("楷书", "简体")]
+    images, gold = [g.ds[r]["image"] for r in rows], [g.characters[r] for r in rows]
+    cache = template_cache_dir(g.cache_dir)
+    for name, embedder in (("HOG", g.embedder), ("recogniser features", RecogniserEmbedder())):
+        tops = TemplateReader(embedder, faces, cache).read(embedder.embed(images), 5)
+        cells = Counter()
+        for r, c, top in zip(rows, gold, tops):
+            key = (g.scripts[r], c in fb.reader.index)
+            cells[key + ("n",)] += 1
+            cells[key + ("1",)] += same_character(top[0][0], c)
+            cells[key + ("5",)] += any(same_character(t, c) for t, _ in top)
+        for script in ("楷书", "简体"):
+            for known in (True, False):
+                n = cells[(script, known, "n")]
+                if n:
+                    print(f"templates by {name:19} {script} {'in' if known else 'outside'} PP-OCR's classes: n {n:4}"
+                          f"  top-1 {100 * cells[(script, known, '1')] / n:5.1f}  top-5 {100 * cells[(script, known, '5')] / n:5.1f}")
 
 
 def risk_coverage(run: Path, bench: str) -> None:
@@ -405,6 +448,8 @@ def main() -> None:
     ap.add_argument("--components", action="store_true", help="connected components of glyphs and noise")
     ap.add_argument("--fusion", action="store_true", help="candidate model: gradient boosting vs logistic")
     ap.add_argument("--designs", action="store_true", help="template faces vs the bench's font designs")
+    ap.add_argument("--template-embedders", action="store_true",
+                    help="template reader by HOG vs by the recogniser's features, on held-out gallery glyphs")
     ap.add_argument("--risk-coverage", type=Path, default=None, metavar="RUN", help="risk-coverage of an eval folder")
     ap.add_argument("--script-rule", action="store_true", help="fused script decision: neighbours vs own images")
     ap.add_argument("--sources", type=Path, default=Path(os.environ.get("JIEZI_SOURCES", REPO.parent / "shared" / "sources")))
@@ -432,6 +477,9 @@ def main() -> None:
         return
     if args.script_rule:
         script_rule(gallery, args.cache_dir)
+        return
+    if args.template_embedders:
+        template_embedders(gallery, args.cache_dir)
         return
     reader_speed(args.bench, args.cores)
     fused_speed(args.bench, gallery, args.cache_dir)

@@ -49,7 +49,7 @@ def _isolated_datasets_cache(tmp_path_factory, monkeypatch):
 def _shared_template_cache(tmp_path_factory):
     """One font-template cache for the session (``$JIEZI_TEMPLATE_CACHE``): the fused
     baseline's reserved faces (fonts-ipamj-mincho, fonts-droid-fallback) give about 77,000
-    templates, a minute or more to render, which every test's fresh ``$JIEZI_CACHE`` would
+    templates, about three minutes to render and embed, which every test's fresh ``$JIEZI_CACHE`` would
     redo. The cache is keyed by the font files' SHA-256 and the embedder, so it carries no
     test's data to another. Set in ``os.environ`` so that ``jiezi space`` subprocesses share it."""
     from harness.baselines.templates import TEMPLATE_CACHE_ENV
@@ -69,11 +69,9 @@ def warm_templates(_shared_template_cache):
     """The installed template faces' templates rendered into the session cache now (None
     without a template font), so that a Space started afterwards does not spend its first
     answer on them."""
-    from harness.baselines.embed import make_embedder
-    from harness.baselines.templates import TemplateReader, template_faces
+    from harness.baselines.fusion_fit import default_templates
 
-    faces = template_faces()
-    return TemplateReader(make_embedder("hog"), faces, _shared_template_cache) if faces else None
+    return default_templates(_shared_template_cache, progress=False)
 
 
 @pytest.fixture

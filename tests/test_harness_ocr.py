@@ -303,7 +303,11 @@ def test_decide_follows_the_scripts_policy(hub):
     fb.model = copy.copy(fb.model)
     fb.model.policy = {"楷书": "retrieval-first"}
     d = fb.decide(queries[0], sims[0], idx[0], readings[0])
-    assert (d.character, d.confidence, d.component) == (own.character, own.confidence, "retrieval")
+    # retrieval's answer; read by both when the recogniser read that character first too
+    said = "both" if readings[0].top[0] == own.character else "retrieval"
+    assert (d.character, d.confidence, d.component) == (own.character, own.confidence, said)
+    readings[0].candidates = [("湖", 0.9)]
+    assert fb.decide(queries[0], sims[0], idx[0], readings[0]).component == "retrieval"
     assert fb.decide(queries[1], sims[1], idx[1], readings[1]).abstained  # never on speckle
     fb.model.policy = {}
     plain = fb.decide(queries[0], sims[0], idx[0], readings[0])  # no policy: the candidate model's best
@@ -428,3 +432,56 @@ def test_policy_and_candidate_model_count_decisions_by_weight():
     b = fit_candidates(x, flipped, weight).predict_proba(x)[:, 1]
     np.testing.assert_allclose(a, b)
 
+
+
+# ------------------------------------------- the recogniser's features and the template reader
+LOOK_ALIKES = "己已"  # one stroke apart (on the default bench the HOG templates took a TW-Sung 己 for 已)
+
+
+def test_a_reading_keeps_the_recognisers_features_through_its_cache_form(reader):
+    from harness.baselines.ocr import FEATURE_DIM, Reading, RecogniserEmbedder
+
+    r = reader.read([_img("河")])[0]
+    assert r.features.shape == (FEATURE_DIM,) and abs(float(np.linalg.norm(r.features)) - 1.0) < 1e-4
+    # the embedder of the template reader sees the same line, so a template and a reading compare
+    assert float(RecogniserEmbedder().embed([_img("河")])[0] @ r.features) > 0.999
+    back = Reading.from_dict(json.loads(json.dumps(r.to_dict())))
+    assert back.features.dtype == np.float32 and np.abs(back.features - r.features).max() < 1e-3
+    assert (back.text, back.candidates) == (r.text, [(c, round(p, 6)) for c, p in r.candidates])
+    assert Reading.from_dict({"text": "", "candidates": []}).features is None  # a cache of an older reader
+    assert GlyphReader(features=False).read([_img("河")])[0].features is None
+
+
+def test_templates_compared_by_the_recognisers_features_tell_look_alikes_apart(reader, tmp_path):
+    from builder.glyphs.fonts import resolve_design
+    from builder.glyphs.render import font_image
+    from harness.baselines.ocr import RecogniserEmbedder
+    from harness.baselines.templates import TemplateReader
+
+    vocab = TEMPLATE_VOCAB + LOOK_ALIKES
+    templates = TemplateReader(RecogniserEmbedder(), [TEMPLATE_FACE], tmp_path, vocabulary=list(vocab))
+    kai = resolve_design("LXGW WenKai").faces[0]  # Kai glyphs against Song (TW-Sung) templates
+    readings = reader.read([font_image(kai.path, kai.index, ord(c), 128) for c in vocab])
+    top = templates.read(np.stack([r.features for r in readings]), top=3)
+    right = [c for c, t in zip(vocab, top) if t[0][0] == c]
+    assert len(right) >= 0.9 * len(vocab), right  # 34 of 34 on the set-up's fonts
+    assert set(LOOK_ALIKES) <= set(right)
+    assert {"宷", "勹", "卩", "魝"} <= set(right)  # outside PP-OCRv6's classes: the features still describe them
+
+
+def test_fused_baseline_asks_its_templates_in_their_own_space(hub, reader, tmp_path):
+    from harness.baselines.fusion import FusedBaseline
+    from harness.baselines.ocr import Reading, RecogniserEmbedder
+    from harness.baselines.retrieval import build_baseline
+    from harness.baselines.templates import TemplateReader
+
+    rb = build_baseline(hub["dataset"], cache_dir=hub["cache"], progress=False)
+    by_features = TemplateReader(RecogniserEmbedder(), [TEMPLATE_FACE], tmp_path, vocabulary=list(TEMPLATE_VOCAB))
+    fb = FusedBaseline(rb, reader, templates=by_features)
+    image = _img("河")
+    query, reading = rb.gallery.embedder.embed([image])[0], reader.read([image])[0]
+    assert fb.template_query(query, reading) is reading.features  # not the gallery's HOG embedding
+    assert fb.template_reading(fb.template_query(query, reading))[0][0] == "河"
+    assert fb.template_readings(query[None], [Reading("河", [("河", 0.9)])]) == [None]  # no features: no templates
+    hog = TemplateReader(rb.gallery.embedder, [TEMPLATE_FACE], tmp_path, vocabulary=list(TEMPLATE_VOCAB))
+    assert FusedBaseline(rb, reader, templates=hog).template_query(query, reading) is query

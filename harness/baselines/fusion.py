@@ -13,8 +13,9 @@ Per glyph (:meth:`FusedBaseline.decide`):
 1. candidates: the characters of the ``k`` nearest gallery glyphs, the recogniser's
    single-character candidates (CJK ideographs only: :func:`is_han`), and the font-template
    reader's best characters (:class:`harness.baselines.templates.TemplateReader`: every ideograph of two
-   typefaces that draw no bench or gallery image, so it names characters outside PP-OCR's
-   classes that the gallery never shows), each mapped to the forms the gallery holds
+   typefaces that draw no bench or gallery image, compared with the glyph by the
+   recogniser's own features, :attr:`harness.baselines.ocr.Reading.features`, so it names
+   characters outside PP-OCR's classes that the gallery never shows), each mapped to the forms the gallery holds
    (:func:`variant_forms`: itself, its one-to-one traditional/simplified partner, OpenCC's
    t2s / s2t form; the recogniser often answers 唠 for a traditional 嘮);
 2. each candidate gets :data:`FEATURES`: the recogniser's open-vocabulary probability
@@ -47,7 +48,8 @@ Per glyph (:meth:`FusedBaseline.decide`):
    of all neighbours when none is the decided character (its own gallery images are then
    farther, and for a pair the gallery lacks, in other scripts only);
 6. the decision records which component read the glyph: ``both`` (OCR and retrieval each
-   ranked the decided character first), ``ocr``, ``retrieval`` (also: the policy's retrieval
+   ranked the decided character first, also when the policy answered retrieval's choice and
+   the recogniser read it first), ``ocr``, ``retrieval`` (also: the policy's retrieval
    answer), ``templates``, or ``fusion`` (none ranked it first).
 
 Every later level comes from the decided character's own records
@@ -58,6 +60,7 @@ character's. Fitting the model and building the baseline: :mod:`harness.baseline
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections import defaultdict
@@ -71,7 +74,7 @@ from harness.baselines.retrieval import Decision, RetrievalBaseline
 from harness.baselines.templates import TemplateReader
 from metrics.acce import labels
 
-FUSION_VERSION = 9
+FUSION_VERSION = 10
 FEATURES = ("ocr_p", "ocr_exact", "ocr_log", "ocr_closed", "ocr_modern", "ocr_outside", "vote", "similarity",
             "in_gallery", "in_script", "ocr_first", "retrieval_first", "retrieval_confidence", "ocr_known", "template",
             "template_gap", "template_first")
@@ -268,10 +271,33 @@ class FusedBaseline:
         rows = self.rows_of.get(character)
         return rows is not None and (hidden is None or not bool(hidden[rows].all()))
 
-    def template_reading(self, query: np.ndarray) -> list[tuple[str, float]] | None:
-        """The template reader's best characters for one glyph (``[(character,
-        similarity)]``), or None without a template reader."""
-        return None if self.templates is None else self.templates.read(query[None])[0]
+    def template_query(self, query: np.ndarray, reading: Reading) -> np.ndarray | None:
+        """One glyph in the template reader's space: its gallery embedding ``query`` when the
+        templates share the gallery's embedder, else the recogniser's features of its
+        ``reading`` (:attr:`harness.baselines.ocr.Reading.features`; None when the reading
+        kept none, or without a template reader)."""
+        if self.templates is None:
+            return None
+        if self.templates.embedder.name == self.gallery.embedder.name:
+            return query
+        return reading.features
+
+    def template_readings(self, queries: np.ndarray, readings: list[Reading]) -> list:
+        """:meth:`template_reading` of many glyphs at once (``queries`` ``(n, dim)``, their
+        readings): a list of ``[(character, similarity)]`` or None."""
+        tq = [self.template_query(q, r) for q, r in zip(queries, readings)]
+        have = [j for j, v in enumerate(tq) if v is not None]
+        out: list = [None] * len(tq)
+        if have:
+            for j, top in zip(have, self.templates.read(np.stack([tq[j] for j in have]))):
+                out[j] = top
+        return out
+
+    def template_reading(self, query: np.ndarray | None) -> list[tuple[str, float]] | None:
+        """The template reader's best characters for one glyph given in its space
+        (:meth:`template_query`): ``[(character, similarity)]``, or None without a template
+        reader or a query."""
+        return None if self.templates is None or query is None else self.templates.read(query[None])[0]
 
     def _template_features(self, query: np.ndarray, chars: list[str], top: list | None) -> np.ndarray:
         """``(m, 3)``: each candidate's template similarity (its own form; 0 when no
@@ -280,7 +306,7 @@ class FusedBaseline:
         out = np.zeros((len(chars), 3))
         if not top:
             return out
-        sim = self.templates.similarity(query, chars)
+        sim = self.templates.similarity(query, chars)  # query: in the templates' space
         for j, c in enumerate(chars):
             if sim[j] > -1:
                 other = top[1][1] if c == top[0][0] and len(top) > 1 else top[0][1]
@@ -306,7 +332,8 @@ class FusedBaseline:
         exact = dict(reading.candidates)
         ocr_rank = sorted(open_p, key=lambda c: -open_p[c])
         closed_order = [c for c, _ in (reading.closed or [])]
-        top = self.template_reading(query) if template_top is None else template_top
+        tq = self.template_query(query, reading)
+        top = self.template_reading(tq) if template_top is None else template_top
         by_template = []
         for c, _ in (top or [])[:TEMPLATE_CANDIDATES]:
             by_template += [c] + [f for f in variant_forms(c) if f in self.rows_of and f != c]
@@ -327,7 +354,7 @@ class FusedBaseline:
                          float(bool(votes) and c == votes[0][0]),
                          ret_conf if votes and c == votes[0][0] else 0.0, float(c in self.reader.index)])
         x = np.hstack([np.asarray(rows, np.float64).reshape(-1, len(FEATURES) - 3),
-                       self._template_features(query, chars, top)])
+                       self._template_features(tq, chars, top)])
         return chars, x, votes
 
     # -- deciding ------------------------------------------------------------------------
@@ -354,7 +381,10 @@ class FusedBaseline:
                      "templates" if firsts[2] else "fusion")
         ret = self._retrieval_first(sims, idx, reading) if self.model is not None and calibrated else None
         if ret is not None:  # the script's policy: the retrieval baseline's own answer
-            character, confidence, abstained, component = ret.character, ret.confidence, False, "retrieval"
+            character, confidence, abstained = ret.character, ret.confidence, False
+            # said as read by both when the recogniser's first reading is that character too
+            row = chars.index(character) if character in chars else None
+            component = "both" if row is not None and x[row, FEATURES.index("ocr_first")] else "retrieval"
         script, rows, raw = self._script(character, query, sims, idx, hidden)
         if count:
             self.decisions["glyphs"] += 1
@@ -433,7 +463,7 @@ def visible_reading(reading: Reading, gallery_chars: dict, hidden: np.ndarray) -
         else:
             dropped += p
     mass = max(1e-12, 1.0 - dropped)
-    return Reading(reading.text, reading.candidates, [(c, p / mass) for c, p in keep], reading.detector)
+    return dataclasses.replace(reading, closed=[(c, p / mass) for c, p in keep])
 
 
 def fit_candidates(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None):

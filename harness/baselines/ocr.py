@@ -31,12 +31,16 @@ Reading one glyph (:class:`GlyphReader`):
 The greedy CTC transcription (the best path, duplicates and blanks removed) is kept with
 each reading: when it holds no character or several, the line was not read as one glyph.
 
-A second reader, the font-template reader (:mod:`harness.baselines.templates`), names
-characters outside the recogniser's classes.
+Each reading also keeps the recogniser's own features of the glyph
+(:func:`glyph_features`: the sequence features its CTC head reads, at the steps the glyph
+covers), a description of the shape learnt on 18,708 printed and written characters; the
+font-template reader (:mod:`harness.baselines.templates`) compares them with its templates'
+to name characters outside the recogniser's classes.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.util
 import json
@@ -63,7 +67,13 @@ CANVAS_WIDTH = 96  # two glyph widths: see the module docstring, step 1
 # 63-95 (benchmarks/bench_ocr.py --components).
 MAX_COMPONENTS = 40
 DETECTOR_INK_SHARE = 0.25  # ink box below this share of the image: try the detector
-READER_VERSION = 4  # bump when preprocessing or scoring changes (cache keys)
+READER_VERSION = 5  # bump when preprocessing, scoring or what a reading keeps changes (cache keys)
+# The recogniser's inner tensor its CTC head reads ((n, T, 120) after the transpose before the
+# last linear layer of PP-OCRv6_rec_small.onnx), and how many of its 8-pixel steps the glyph
+# covers: the left half of the 48 x CANVAS_WIDTH line.
+FEATURE_TENSOR = "p2o.pd_op.transpose.8.0"
+FEATURE_STEPS = REC_HEIGHT * (CANVAS_WIDTH // REC_HEIGHT) // 8 // 2
+FEATURE_DIM = 120 * FEATURE_STEPS
 
 # Model name (the ``ocr:NAME`` suffix) -> (package, recogniser file, detector file).
 MODELS: dict[str, tuple[str, str, str]] = {
@@ -106,6 +116,46 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def recogniser_session(path: Path, threads: int | None = None, features: bool = False):
+    """An onnxruntime CPU session of the recogniser file ``path`` (``threads``: intra-op
+    threads, None = every core). With ``features`` the inner tensor :data:`FEATURE_TENSOR`
+    becomes a second output: the wheel's graph exposes only the softmax, so the output is
+    added in memory with the ``onnx`` package (nothing is written). Raises
+    :class:`OCRUnavailable` when ``features`` is asked and ``onnx`` is not installed."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    if threads:
+        opts.intra_op_num_threads = int(threads)
+    if not features:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    try:
+        import onnx
+    except ImportError as exc:
+        raise OCRUnavailable("the recogniser's features need the onnx package: pip install onnx") from exc
+    proto = onnx.load(str(path))
+    proto.graph.output.append(onnx.helper.make_tensor_value_info(FEATURE_TENSOR, onnx.TensorProto.FLOAT, None))
+    return ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+
+
+def recogniser_lines(images: list) -> np.ndarray:
+    """The recogniser input of each glyph (module docstring, step 1), ``(n, 3, 48,
+    CANVAS_WIDTH)`` float32 in -1..1."""
+    out = np.ones((len(images), 3, REC_HEIGHT, CANVAS_WIDTH), np.float32)
+    for i, g in enumerate(normalise_glyphs(images, REC_HEIGHT)):
+        out[i, :, :, :REC_HEIGHT] = np.asarray(g, np.float32)[None] / 127.5 - 1.0
+    return out
+
+
+def glyph_features(raw: np.ndarray) -> np.ndarray:
+    """The recogniser's features of each glyph: ``raw`` the :data:`FEATURE_TENSOR` output
+    ``(n, T, 120)``; returns ``(n, FEATURE_DIM)`` float32, its first :data:`FEATURE_STEPS`
+    steps (those the glyph covers) flattened, each row L2-normalised."""
+    feats = np.asarray(raw, np.float32)[:, :FEATURE_STEPS].reshape(len(raw), -1)
+    return feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-6)
 
 
 def single_char_ctc(probs: np.ndarray, blank: int = 0) -> np.ndarray:
@@ -192,7 +242,8 @@ class Reading:
     (renormalised to sum 1 over it), else None; ``detector``: True when the reading is
     of the detector's text box instead of the whole ink box; ``components``: connected
     dark regions of the normalised 48 x 48 glyph (4-connected, below mid-grey), see
-    :data:`MAX_COMPONENTS`.
+    :data:`MAX_COMPONENTS`; ``features``: the recogniser's features of the glyph
+    (:func:`glyph_features`, ``(FEATURE_DIM,)``) when the reader keeps them, else None.
     """
 
     @property
@@ -205,6 +256,7 @@ class Reading:
     closed: list[tuple[str, float]] | None = None
     detector: bool = False
     components: int = 0
+    features: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def top(self) -> tuple[str | None, float]:
@@ -212,18 +264,22 @@ class Reading:
         return self.candidates[0] if self.candidates else (None, 0.0)
 
     def to_dict(self) -> dict:
-        """JSON-ready form (probabilities rounded to 6 places)."""
+        """JSON-ready form (probabilities rounded to 6 places; the features as base64 of
+        their float16 bytes, about 1.9 kB a glyph)."""
         r = lambda xs: None if xs is None else [[c, round(float(p), 6)] for c, p in xs]  # noqa: E731
+        feats = None if self.features is None else base64.b64encode(
+            np.asarray(self.features, "<f2").tobytes()).decode("ascii")
         return {"text": self.text, "candidates": r(self.candidates), "closed": r(self.closed),
-                "detector": self.detector, "components": int(self.components)}
+                "detector": self.detector, "components": int(self.components), "features": feats}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Reading":
-        """Inverse of :meth:`to_dict`."""
-        closed = data.get("closed")
+        """Inverse of :meth:`to_dict` (features back as float32)."""
+        closed, feats = data.get("closed"), data.get("features")
         return cls(data["text"], [(c, float(p)) for c, p in data["candidates"]],
                    None if closed is None else [(c, float(p)) for c, p in closed], bool(data.get("detector")),
-                   int(data.get("components") or 0))
+                   int(data.get("components") or 0),
+                   None if feats is None else np.frombuffer(base64.b64decode(feats), "<f2").astype(np.float32))
 
 
 @dataclass
@@ -237,7 +293,9 @@ class GlyphReader:
     image (:func:`sparse_ink`), also read the detector's largest text box and keep the
     more confident reading (a glyph photographed with a wide background or beside other
     marks; on tight crops the detector only costs time, about 1 s per image on 2 cores, so
-    it is off for bench runs and on in the Space and ``jiezi explain``).
+    it is off for bench runs and on in the Space and ``jiezi explain``); ``features``: keep
+    the recogniser's features of each glyph in its reading (:attr:`Reading.features`; the
+    fused baseline's template reader compares them; needs ``onnx``).
     """
 
     model: str = DEFAULT_MODEL
@@ -246,19 +304,14 @@ class GlyphReader:
     top: int = 10
     use_detector: bool = False
     detector_below: float = 0.5
+    features: bool = True
     _rec: object = field(default=None, init=False, repr=False)
     _det: object = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self):
-        import onnxruntime as ort
-
         self.rec_path, self.det_path = model_files(self.model)
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        if self.threads:
-            opts.intra_op_num_threads = int(self.threads)
-        self._rec = ort.InferenceSession(str(self.rec_path), opts, providers=["CPUExecutionProvider"])
+        self._rec = recogniser_session(self.rec_path, self.threads, self.features)
         meta = self._rec.get_modelmeta().custom_metadata_map
         if "character" not in meta:
             raise OCRUnavailable(f"{self.rec_path} carries no character dictionary in its metadata")
@@ -268,7 +321,8 @@ class GlyphReader:
         for i, c in enumerate(self.characters[1:-1], start=1):
             self.index.setdefault(c, i)
         self.rec_sha256 = file_sha256(self.rec_path)
-        self.name = f"{self.model}-rec-{self.rec_sha256[:12]}-w{CANVAS_WIDTH}-v{READER_VERSION}"
+        self.name = (f"{self.model}-rec-{self.rec_sha256[:12]}-w{CANVAS_WIDTH}-v{READER_VERSION}"
+                     + ("-features" if self.features else ""))
 
     def describe(self) -> dict:
         """Settings recorded in results.json and used in cache keys."""
@@ -276,21 +330,24 @@ class GlyphReader:
                 "detector": self.det_path.name if self.use_detector else None, "classes": len(self.characters),
                 "input": f"ink-normalised glyph {REC_HEIGHT}x{REC_HEIGHT} on a white {REC_HEIGHT}x{CANVAS_WIDTH} line",
                 "scoring": "single-character CTC probability per class", "batch_size": self.batch_size,
+                "features": f"{FEATURE_TENSOR} (CTC head input), first {FEATURE_STEPS} steps, L2" if self.features else None,
                 "detector_below": self.detector_below if self.use_detector else None,
                 "licence": "Apache-2.0 (PaddleOCR PP-OCRv6 weights, packaged by rapidocr)", "name": self.name}
 
     # -- recogniser --------------------------------------------------------------------
     def lines(self, images: list) -> np.ndarray:
-        """The recogniser input of each glyph, ``(n, 3, 48, CANVAS_WIDTH)`` float32 in -1..1."""
-        out = np.ones((len(images), 3, REC_HEIGHT, CANVAS_WIDTH), np.float32)
-        for i, g in enumerate(normalise_glyphs(images, REC_HEIGHT)):
-            out[i, :, :, :REC_HEIGHT] = np.asarray(g, np.float32)[None] / 127.5 - 1.0
-        return out
+        """The recogniser input of each glyph (:func:`recogniser_lines`)."""
+        return recogniser_lines(images)
 
     def probabilities(self, lines: np.ndarray) -> np.ndarray:
         """Per-step class probabilities ``(n, T, V)`` of prepared lines (one batch)."""
+        return self._run(lines)[0]
+
+    def _run(self, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(probabilities (n, T, V), features (n, FEATURE_DIM) or None)`` of one batch."""
         with self._lock:  # one onnxruntime run at a time: it already uses every core
-            return self._rec.run(None, {self._rec.get_inputs()[0].name: lines})[0]
+            out = self._rec.run(None, {self._rec.get_inputs()[0].name: lines})
+        return out[0], (glyph_features(out[1]) if len(out) > 1 else None)
 
     def read(self, images: list, closed: list[str] | None = None) -> list[Reading]:
         """One :class:`Reading` per image (PIL images, any mode), in batches.
@@ -315,7 +372,7 @@ class GlyphReader:
         return out
 
     def _read_batch(self, lines: np.ndarray, vocab: tuple[list[str], np.ndarray] | None) -> list[Reading]:
-        probs = self.probabilities(lines)
+        probs, feats = self._run(lines)
         parts = [int(ndimage.label(line[0, :, :REC_HEIGHT] < 0.0)[1]) for line in lines]
         single = single_char_ctc(probs)
         best = probs.argmax(2)
@@ -324,7 +381,8 @@ class GlyphReader:
         for j in range(len(lines)):
             cands = [(self.characters[k], float(single[j, k])) for k in order[j] if single[j, k] > 0]
             readings.append(Reading(greedy_text(best[j], self.characters), cands,
-                                    self._closed(single[j], vocab) if vocab else None, components=parts[j]))
+                                    self._closed(single[j], vocab) if vocab else None, components=parts[j],
+                                    features=None if feats is None else feats[j]))
         return readings
 
     # -- closed vocabulary -------------------------------------------------------------
@@ -380,46 +438,34 @@ class GlyphReader:
 
 
 class RecogniserEmbedder:
-    """The PP-OCRv6 recogniser's own features (:mod:`harness.baselines.ocr`): the 120-number
-    sequence features the CTC head reads (the input of its last linear layer), at the time
-    steps the glyph covers on the recogniser's line (the left half: 6 steps), flattened
-    and L2-normalised (720 numbers). The ONNX graph of the rapidocr wheel exposes only the
-    softmax, so that inner tensor is added as a second output in memory with the ``onnx``
-    package (``pip install onnx``); nothing is written or downloaded."""
+    """The PP-OCRv6 recogniser's own features as an embedder (:func:`glyph_features`: the
+    120-number sequence features the CTC head reads, at the :data:`FEATURE_STEPS` steps the
+    glyph covers on the recogniser's line, flattened and L2-normalised: :data:`FEATURE_DIM`
+    numbers), the glyph prepared as :meth:`GlyphReader.lines` prepares it, so that a
+    template embedded here and a :attr:`Reading.features` compare. Needs ``onnx``
+    (:func:`recogniser_session`); nothing is written or downloaded."""
 
-    FEATURE_TENSOR = "p2o.pd_op.transpose.8.0"
+    FEATURE_TENSOR = FEATURE_TENSOR
 
     def __init__(self, model: str = "ppocr-v6", threads: int | None = None, batch_size: int = 64):
-        import onnx
-        import onnxruntime as ort
-
         rec, _ = model_files(model)
-        proto = onnx.load(str(rec))
-        proto.graph.output.append(onnx.helper.make_tensor_value_info(self.FEATURE_TENSOR, onnx.TensorProto.FLOAT, None))
-        opts = ort.SessionOptions()
-        if threads:
-            opts.intra_op_num_threads = int(threads)
-        self.session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-        self.steps = REC_HEIGHT * (CANVAS_WIDTH // REC_HEIGHT) // 8 // 2  # CTC steps of 8 px; the glyph's half
+        self.session = recogniser_session(rec, threads, features=True)
+        self.steps = FEATURE_STEPS
         self.batch_size = batch_size
         self.model = model
-        self.dim = 120 * self.steps
+        self.dim = FEATURE_DIM
         self.process_parallel = False  # onnxruntime already uses every core
         self.name = f"{model}-recogniser-features-{self.steps}x120-v1"
 
     def describe(self) -> dict:
         """Settings recorded with results and used in cache keys."""
         return {"embedder": "ppocr-v6", "name": self.name, "dim": self.dim,
-                "features": f"{self.FEATURE_TENSOR} (CTC head input), first {self.steps} steps, L2"}
+                "features": f"{FEATURE_TENSOR} (CTC head input), first {self.steps} steps, L2"}
 
     def embed(self, images: list[Image.Image]) -> np.ndarray:
         """``(len(images), dim)`` float32, each row L2-normalised."""
         out = np.zeros((len(images), self.dim), np.float32)
         for start in range(0, len(images), self.batch_size):
-            chunk = normalise_glyphs(images[start:start + self.batch_size], REC_HEIGHT)
-            x = np.ones((len(chunk), 3, REC_HEIGHT, CANVAS_WIDTH), np.float32)
-            for i, g in enumerate(chunk):
-                x[i, :, :, :REC_HEIGHT] = np.asarray(g, np.float32)[None] / 127.5 - 1.0
-            feats = self.session.run([self.FEATURE_TENSOR], {"x": x})[0][:, :self.steps].reshape(len(chunk), -1)
-            out[start:start + len(chunk)] = feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-6)
+            x = recogniser_lines(images[start:start + self.batch_size])
+            out[start:start + len(x)] = glyph_features(self.session.run([FEATURE_TENSOR], {"x": x})[0])
         return out

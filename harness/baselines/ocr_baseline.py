@@ -183,6 +183,6 @@ def build_ocr_baseline(gallery_source, settings=None, *, reader: GlyphReader | N
     from harness.baselines.retrieval import build_baseline
 
     ob = OCRBaseline(build_baseline(gallery_source, settings, cache_dir=cache_dir, progress=progress),
-                     reader or GlyphReader(), closed)
+                     reader or GlyphReader(features=False), closed)
     ob.model = load_or_fit_ocr_calibration(ob, cache_dir)
     return ob

@@ -4,7 +4,8 @@
 (:mod:`harness.baselines.ocr`): every CJK ideograph (URO, Extensions A and B) of typefaces
 reserved for it, which draw no bench or gallery image (:data:`TEMPLATE_FAMILIES`;
 :func:`template_faces` refuses a face of a bench design), rendered once and compared with the
-glyph by the gallery's embedding. Its fonts come from Debian packages (fonts-ipamj-mincho,
+glyph by an embedder: the fused baseline's is the PP-OCR recogniser's own features
+(:func:`harness.baselines.fusion_fit.default_templates`), any gallery embedder works too. Its fonts come from Debian packages (fonts-ipamj-mincho,
 fonts-droid-fallback) or ``$JIEZI_TEMPLATE_FONTS``; without them the fused baseline runs
 without it.
 """
@@ -117,7 +118,8 @@ class TemplateReader:
     """A font-template reader: every ideograph the reserved typefaces draw
     (:func:`template_faces`, :func:`template_characters`) rendered once
     (:func:`hub.fontdraw.font_image`, :data:`TEMPLATE_SIZE` px) and embedded with
-    ``embedder`` (the gallery's, e.g. :class:`harness.baselines.embed.HogEmbedder`); a glyph is read
+    ``embedder`` (:class:`harness.baselines.ocr.RecogniserEmbedder` in the fused baseline, or a
+    gallery embedder such as :class:`harness.baselines.embed.HogEmbedder`); a glyph is read
     as the characters whose templates are most similar to it (cosine). Its vocabulary is
     the fonts' (about 53,000 characters with the default faces), not the gallery's or the
     bench's: it names characters PP-OCR's 18,708 classes lack (rare Shuowen heads, Extension

@@ -161,7 +161,7 @@ class OCRBackend(_ReadingBackend):
 
         name, _, mode = spec.name.partition("/")
         settings = _retrieval_settings(options)
-        reader = GlyphReader(name, use_detector=options.ocr_detector)
+        reader = GlyphReader(name, use_detector=options.ocr_detector, features=False)
         return cls(spec, build_ocr_baseline(options.gallery, settings, reader=reader, closed=bool(mode),
                                             cache_dir=options.cache_dir, progress=options.progress))
 
