@@ -485,3 +485,32 @@ def test_fused_baseline_asks_its_templates_in_their_own_space(hub, reader, tmp_p
     assert fb.template_readings(query[None], [Reading("河", [("河", 0.9)])]) == [None]  # no features: no templates
     hog = TemplateReader(rb.gallery.embedder, [TEMPLATE_FACE], tmp_path, vocabulary=list(TEMPLATE_VOCAB))
     assert FusedBaseline(rb, reader, templates=hog).template_query(query, reading) is query
+
+
+def test_the_answer_is_the_form_the_glyph_shows_and_agreeing_readers_are_answered():
+    from types import SimpleNamespace
+
+    from harness.baselines.fusion import AGREEMENT_OCR, FEATURES, FusedBaseline
+
+    def row(**kw):
+        r = np.zeros(len(FEATURES))
+        for k, v in kw.items():
+            r[FEATURES.index(k)] = v
+        return r
+
+    # the model ranks the traditional 癬 first (both forms count as one character when fitted);
+    # the recogniser read the simplified 癣 and its template is nearer: 癣 is answered
+    chars = ["癬", "癣", "痒"]
+    x = np.stack([row(ocr_exact=0.17, vote=0.9, template=0.80), row(ocr_exact=0.82, template=0.85),
+                  row(ocr_exact=0.01, template=0.70)])
+    assert FusedBaseline._shown_form(chars, x, np.asarray([0.99, 0.98, 0.01]), 0) == 1
+    assert FusedBaseline._shown_form(chars, x, np.asarray([0.01, 0.02, 0.9]), 2) == 2  # no other form: kept
+    # a template look-alike first, the recogniser and retrieval agreeing on 天: 天 is answered
+    fb = SimpleNamespace()
+    chars = ["夭", "天"]
+    x = np.stack([row(template_first=1, template=0.95), row(ocr_p=0.9998, ocr_first=1, retrieval_first=1, vote=0.98)])
+    assert FusedBaseline._agreement(fb, chars, x, 0) == 1
+    x[1, FEATURES.index("ocr_p")] = AGREEMENT_OCR - 0.01  # a weaker reading leaves the model's choice
+    assert FusedBaseline._agreement(fb, chars, x, 0) == 0
+    x[1, FEATURES.index("ocr_p")], x[1, FEATURES.index("retrieval_first")] = 0.9998, 0  # retrieval disagrees
+    assert FusedBaseline._agreement(fb, chars, x, 0) == 0
