@@ -349,9 +349,10 @@ def _exegesis_tab(h: Handlers, config: SpaceConfig):
         with gr.Row():
             with gr.Column(scale=3, min_width=320):
                 backend = gr.Dropdown(config.backends, value=config.backends[0], label="backend 模型", elem_id="jz-backend",
-                                      info="fused = PP-OCR reads the glyph, retrieval names its script, both "
-                                           "vote on the character, or it abstains; retrieval = the gallery "
-                                           "look-alike baseline alone")
+                                      info="fused = PP-OCR reads the glyph, retrieval names its script, a "
+                                           "font-template reader names rare characters; all three vote on the "
+                                           "character, or it abstains; retrieval = the gallery look-alike "
+                                           "baseline alone")
                 (image, run_upload, sketch, run_sketch, bench_tab, bench_pick, bench_image, bench_info,
                  run_bench) = _input_tabs(config)
             with gr.Column(scale=5):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import threading
 
+from harness.baselines.templates import TemplateFontError
 from harness.eval.backends import BACKENDS
 from harness.eval.backends.base import BackendOptions, ModelSpecError, Request, parse_model_spec
 from harness.eval.strategies import zero_shot
@@ -66,6 +67,8 @@ class Explainers:
                                  gallery=dataset, progress=False, ocr_detector=True)
         try:
             backend = cls.create(parsed, options)
+        except TemplateFontError as exc:  # the fonts, not the dataset
+            raise BackendUnavailable(f"the {parsed} baseline: {exc}") from exc
         except Exception as exc:
             if not cls.needs_gallery:
                 raise

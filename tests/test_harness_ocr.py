@@ -207,13 +207,17 @@ def templates(tmp_path_factory):
 
 
 def test_template_faces_refuse_a_bench_design_and_a_missing_file(tmp_path, monkeypatch):
-    from harness.baselines.templates import TEMPLATE_FONTS_ENV, template_faces
+    from harness.baselines.templates import TEMPLATE_FONTS_ENV, TemplateFontError, template_faces
 
     for bench_face in (BENCH_FONT[0], TEMPLATE_FACE[0], "/usr/share/fonts/truetype/arphic/uming.ttc"):
         with pytest.raises(ValueError, match="a design the bench is rendered in"):
             template_faces([bench_face])  # AR PL UKai, TW-Sung, and UMing (BabelStone Han's design)
     with pytest.raises(FileNotFoundError):
         template_faces([str(tmp_path / "none.ttf")])
+    (tmp_path / "bad.ttf").write_text("not a font")
+    monkeypatch.setenv(TEMPLATE_FONTS_ENV, str(tmp_path / "bad.ttf"))
+    with pytest.raises(TemplateFontError, match=r"bad.ttf \(from \$JIEZI_TEMPLATE_FONTS\) is not a font file"):
+        template_faces()  # named, and said where it came from: not blamed on the dataset
     dejavu = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
     monkeypatch.setenv(TEMPLATE_FONTS_ENV, dejavu)
     assert template_faces() == [(dejavu, 0)]

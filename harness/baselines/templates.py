@@ -56,20 +56,35 @@ def _face_families(path: str, index: int) -> list[str]:
         font.close()
 
 
+class TemplateFontError(ValueError):
+    """A template font cannot serve: a bench design, or a file that is not a font; the
+    message names the file (and ``$JIEZI_TEMPLATE_FONTS`` when it came from there)."""
+
+
+class MissingTemplateFont(TemplateFontError, FileNotFoundError):
+    """A named template font file does not exist."""
+
+
 def template_faces(paths: list[str] | None = None) -> list[tuple[str, int]]:
     """The faces ``(path, index)`` of the template reader: ``paths`` (font files, face 0),
     else ``$JIEZI_TEMPLATE_FONTS`` (os.pathsep-separated files), else the installed faces
     of :data:`TEMPLATE_FAMILIES` (fontconfig), in that order; ``[]`` when none is found.
-    Raises ``ValueError`` for a face whose family draws a bench design
-    (:data:`BENCH_DESIGN_FAMILY`) and ``FileNotFoundError`` for a named file that is absent."""
+    Raises :class:`TemplateFontError` (a ``ValueError``) for a face whose family draws a
+    bench design (:data:`BENCH_DESIGN_FAMILY`) or a file that is no font, and
+    :class:`MissingTemplateFont` (also a ``FileNotFoundError``) for a named file that is absent."""
     env = os.environ.get(TEMPLATE_FONTS_ENV)
+    where = ""
     if paths is None and env:
-        paths = [p for p in env.split(os.pathsep) if p]
+        paths, where = [p for p in env.split(os.pathsep) if p], f" (from ${TEMPLATE_FONTS_ENV})"
     if paths is not None:
         faces = []
         for p in paths:
             if not Path(p).is_file():
-                raise FileNotFoundError(f"template font {p} does not exist")
+                raise MissingTemplateFont(f"template font {p}{where} does not exist")
+            try:
+                _face_families(p, 0)
+            except Exception as exc:  # fontTools raises its own errors (TTLibError, struct.error)
+                raise TemplateFontError(f"template font {p}{where} is not a font file fontTools can read: {exc}") from exc
             faces.append((str(Path(p).resolve()), 0))
     else:
         from hub.fontdraw import installed_faces
@@ -86,7 +101,7 @@ def template_faces(paths: list[str] | None = None) -> list[tuple[str, int]]:
     for path, index in faces:
         bad = [f for f in _face_families(path, index) if BENCH_DESIGN_FAMILY.search(f)]
         if bad:
-            raise ValueError(f"template font {path} is {bad[0]!r}, a design the bench is rendered in: "
+            raise TemplateFontError(f"template font {path}{where} is {bad[0]!r}, a design the bench is rendered in: "
                              "a reader that has seen the query's typeface is a lookup table")
     return faces
 
