@@ -509,12 +509,37 @@ def test_the_answer_is_the_form_the_glyph_shows_and_agreeing_readers_are_answere
                   row(ocr_exact=0.01, template=0.70)])
     assert FusedBaseline._shown_form(chars, x, np.asarray([0.99, 0.98, 0.01]), 0) == 1
     assert FusedBaseline._shown_form(chars, x, np.asarray([0.01, 0.02, 0.9]), 2) == 2  # no other form: kept
-    # a template look-alike first, the recogniser and retrieval agreeing on 天: 天 is answered
+    # a template look-alike first, the recogniser and retrieval agreeing on 天 (retrieval voting a
+    # modern script, so ocr_modern carries the reading): 天 is answered
     fb = SimpleNamespace()
     chars = ["夭", "天"]
-    x = np.stack([row(template_first=1, template=0.95), row(ocr_p=0.9998, ocr_first=1, retrieval_first=1, vote=0.98)])
-    assert FusedBaseline._agreement(fb, chars, x, 0) == 1
-    x[1, FEATURES.index("ocr_p")] = AGREEMENT_OCR - 0.01  # a weaker reading leaves the model's choice
-    assert FusedBaseline._agreement(fb, chars, x, 0) == 0
-    x[1, FEATURES.index("ocr_p")], x[1, FEATURES.index("retrieval_first")] = 0.9998, 0  # retrieval disagrees
-    assert FusedBaseline._agreement(fb, chars, x, 0) == 0
+    x = np.stack([row(template_first=1, template=0.95),
+                  row(ocr_p=0.9998, ocr_modern=0.9998, ocr_first=1, retrieval_first=1, vote=0.98)])
+    assert FusedBaseline._agreement(fb, chars, x) == 1
+    x[1, FEATURES.index("ocr_modern")] = AGREEMENT_OCR - 0.01  # a weaker reading leaves the model's choice
+    assert FusedBaseline._agreement(fb, chars, x) is None
+    x[1, FEATURES.index("ocr_modern")] = 0.0  # retrieval votes an ancient script: the model decides
+    assert FusedBaseline._agreement(fb, chars, x) is None
+    x[1, FEATURES.index("ocr_modern")], x[1, FEATURES.index("retrieval_first")] = 0.9998, 0  # retrieval disagrees
+    assert FusedBaseline._agreement(fb, chars, x) is None
+
+
+def test_an_agreement_below_the_models_threshold_is_still_answered(hub):
+    """A 24 px 日 read 日 at 0.997 and voted 日 first by retrieval had been abstained on at 0.46
+    (fresh-user trial): the agreement answers, at no less than the threshold."""
+    import copy
+
+    from harness.baselines.fusion_fit import build_fused
+
+    fb = build_fused(hub["dataset"], cache_dir=hub["cache"], progress=False, templates=False)
+    g = fb.gallery
+    image = _img("河")
+    query = g.embedder.embed([image])
+    sims, idx = g.search(query, fb.retrieval.settings.k)
+    reading = fb.read([image])[0]
+    plain = fb.decide(query[0], sims[0], idx[0], reading)
+    assert plain.character == "河" and plain.component == "both"
+    fb.model = copy.copy(fb.model)
+    fb.model.threshold = 0.999999  # the model alone would abstain
+    d = fb.decide(query[0], sims[0], idx[0], reading)
+    assert not d.abstained and d.character == "河" and d.confidence >= fb.model.threshold

@@ -79,6 +79,8 @@ def template_faces(paths: list[str] | None = None) -> list[tuple[str, int]]:
     if paths is not None:
         faces = []
         for p in paths:
+            if Path(p).is_dir():
+                raise TemplateFontError(f"template font {p}{where} is a folder, not a font file")
             if not Path(p).is_file():
                 raise MissingTemplateFont(f"template font {p}{where} does not exist")
             try:
