@@ -386,7 +386,7 @@ class FusedBaseline:
             confidence = 0.0
         abstained = bool(self.model is not None and calibrated and self.retrieval.settings.abstain
                          and confidence < self.model.threshold)
-        firsts = [bool(x[best, FEATURES.index(f)]) for f in ("ocr_first", "retrieval_first", "template_first")]
+        firsts = [bool(x[best, k]) for k in (_OCR_FIRST, _RETRIEVAL_FIRST, FEATURES.index("template_first"))]
         component = ("both" if firsts[0] and firsts[1] else "ocr" if firsts[0] else "retrieval" if firsts[1] else
                      "templates" if firsts[2] else "fusion")
         ret = self._retrieval_first(sims, idx, reading) if self.model is not None and calibrated else None
@@ -394,7 +394,7 @@ class FusedBaseline:
             character, confidence, abstained = ret.character, ret.confidence, False
             # said as read by both when the recogniser's first reading is that character too
             row = chars.index(character) if character in chars else None
-            component = "both" if row is not None and x[row, FEATURES.index("ocr_first")] else "retrieval"
+            component = "both" if row is not None and x[row, _OCR_FIRST] else "retrieval"
         script, rows, raw = self._script(character, query, sims, idx, hidden)
         if count:
             self.decisions["glyphs"] += 1

@@ -445,8 +445,6 @@ class RecogniserEmbedder:
     template embedded here and a :attr:`Reading.features` compare. Needs ``onnx``
     (:func:`recogniser_session`); nothing is written or downloaded."""
 
-    FEATURE_TENSOR = FEATURE_TENSOR
-
     def __init__(self, model: str = "ppocr-v6", threads: int | None = None, batch_size: int = 64):
         rec, _ = model_files(model)
         self.session = recogniser_session(rec, threads, features=True)
